@@ -1,0 +1,82 @@
+export type { Access, Dimension, NameDimension, PathDimension, RootKind } from "./access.js";
+export { DIMENSIONS, describeAccess } from "./access.js";
+export type { AuditDecision, AuditRecord, AuditSink } from "./audit.js";
+export { MemoryAuditSink } from "./audit.js";
+export type { Decision } from "./authority.js";
+export { DEFAULT_RULE, defineLayer, evaluateAuthority, evaluateInLayer, layerRules } from "./authority.js";
+export { boundResult, MIN_RESULT_BOUND } from "./bound.js";
+export type { Catalog, CatalogDiagnostic, CatalogEntry } from "./catalog.js";
+export { CatalogBuilder, createCatalog } from "./catalog.js";
+export type { ToolErrorInfo } from "./errors.js";
+export { ErrorCode, HostErrorCode, PabloError } from "./errors.js";
+export type { EventSink, KernelEvent } from "./events.js";
+export { MemoryEventSink } from "./events.js";
+export type { JsonObject, JsonValue } from "./json.js";
+export { canonicalJson, utf8ByteLength } from "./json.js";
+export type { BudgetGrant, BudgetRefusal, Limits } from "./limits.js";
+export { Budget, DEFAULT_LIMITS, LimitsSchema, resolveLimits } from "./limits.js";
+export type { ParsedDestination } from "./matchers.js";
+export { isCanonicalAbsolutePath, matchUrl, parseDestination } from "./matchers.js";
+export type { ModeVerdict } from "./modes.js";
+export { modeGate } from "./modes.js";
+export { isValidNativeName, PROVIDER_NAME_PATTERN, providerNameFor, withHashSuffix } from "./names.js";
+export type {
+  PermissionAnswer,
+  PermissionBroker,
+  PermissionMode,
+  PermissionNeed,
+  PermissionProfile,
+  PermissionRequest,
+  PermissionSubject,
+} from "./permission.js";
+export { PERMISSION_MODES, PERMISSION_TIMEOUT_MS, permissionNeed } from "./permission.js";
+export type {
+  AnyRule,
+  AuthorityLayer,
+  CommandRule,
+  DimensionPolicy,
+  NameRule,
+  PathRule,
+  UrlRule,
+} from "./policy-schema.js";
+export {
+  AuthorityLayerSchema,
+  CommandPolicy,
+  CommandRule as CommandRuleSchema,
+  NamePolicy,
+  NameRule as NameRuleSchema,
+  PathPolicy,
+  PathRule as PathRuleSchema,
+  UrlPolicy,
+  UrlRule as UrlRuleSchema,
+} from "./policy-schema.js";
+export { REDACTED, redactedPreview, redactText, redactValue } from "./redact.js";
+export type { SchemaIssue, Validator } from "./schema.js";
+export { compileValidator, findOpenObject, toJsonSchema } from "./schema.js";
+export type {
+  CallOutcome,
+  CallRequest,
+  DryRunDecision,
+  Kernel,
+  KernelOptions,
+  SessionOptions,
+  ToolVisibility,
+} from "./session.js";
+export { CancelledError, createKernel, Session } from "./session.js";
+export { staticAccesses } from "./stages.js";
+export type {
+  AuditNotes,
+  Effect,
+  OperatingMode,
+  Risk,
+  ToolCategory,
+  ToolContext,
+  ToolDefinition,
+  ToolFailure,
+  ToolProgress,
+  ToolProvider,
+  ToolResult,
+  ToolSuccess,
+  TruncationInfo,
+} from "./tool.js";
+export { defineTool, fail, ok } from "./tool.js";

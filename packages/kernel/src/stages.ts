@@ -1,0 +1,141 @@
+import type { Access } from "./access.js";
+import { type Decision, evaluateAuthority } from "./authority.js";
+import type { Catalog, CatalogEntry } from "./catalog.js";
+import { ErrorCode } from "./errors.js";
+import { utf8ByteLength } from "./json.js";
+import { modeGate } from "./modes.js";
+import type { AuthorityLayer } from "./policy-schema.js";
+import { fail, type OperatingMode, type ToolContext, type ToolFailure } from "./tool.js";
+
+/**
+ * Each dispatch stage returns either the prepared value for the next stage or a final outcome.
+ * A final outcome is a failure result plus the decision that produced it, for the audit record.
+ */
+export type StageOutcome<T> =
+  | { readonly next: T; readonly decision?: Decision }
+  | { readonly final: ToolFailure; readonly decision: Decision };
+
+/** Stage 1: the name resolves to a tool of this task's frozen catalog. */
+export function resolveStage(catalog: Catalog, name: string): StageOutcome<CatalogEntry> {
+  const entry = catalog.resolve(name);
+  if (entry) return { next: entry };
+  return {
+    final: fail(ErrorCode.UNKNOWN_TOOL, `no tool named ${JSON.stringify(name)} in this task's catalog`),
+    decision: {
+      verdict: "deny",
+      layer: "catalog",
+      rule: "unknown-tool",
+      reason: "the catalog has no such tool",
+    },
+  };
+}
+
+/** Stage 2: the operating-mode matrix, before any authority or permission decision. */
+export function modeStage(mode: OperatingMode, entry: CatalogEntry): StageOutcome<CatalogEntry> {
+  const verdict = modeGate(mode, entry.definition.category);
+  if (verdict.verdict === "continue") return { next: entry };
+  return {
+    final: fail(verdict.code, `${entry.providerName}: ${verdict.reason}`, {
+      layer: "mode",
+      rule: verdict.rule,
+    }),
+    decision: { verdict: "deny", layer: "mode", rule: verdict.rule, reason: verdict.reason },
+  };
+}
+
+/** The accesses a tool implies before its arguments are known: its name, effects and scope. */
+export function staticAccesses(entry: CatalogEntry): Access[] {
+  return [
+    { dimension: "tool", value: entry.name },
+    ...entry.definition.effects.map((effect): Access => ({ dimension: "effect", value: effect })),
+    ...(entry.definition.scope ?? []),
+  ];
+}
+
+/** Stage 3 and 6: authority layers over a set of accesses. */
+export function authorityStage<T>(
+  layers: readonly AuthorityLayer[],
+  accesses: readonly Access[],
+  next: T,
+): StageOutcome<T> {
+  const decision = evaluateAuthority(layers, accesses);
+  if (decision.verdict === "allow") return { next, decision };
+  return {
+    final: fail(ErrorCode.TOOL_DENIED, `denied by ${decision.layer}/${decision.rule}: ${decision.reason}`, {
+      layer: decision.layer,
+      rule: decision.rule,
+    }),
+    decision,
+  };
+}
+
+/** Stage 4: the argument text is within its byte bound, parses, and satisfies the closed schema. */
+export function argumentsStage(entry: CatalogEntry, raw: unknown, maxBytes: number): StageOutcome<unknown> {
+  let text: string;
+  if (typeof raw === "string") {
+    // Measured before parsing: an oversized text is never parsed.
+    if (raw.length > maxBytes || utf8ByteLength(raw) > maxBytes) return tooLarge(maxBytes);
+    text = raw;
+  } else {
+    text = JSON.stringify(raw ?? {}) ?? "";
+    if (utf8ByteLength(text) > maxBytes) return tooLarge(maxBytes);
+  }
+  let args: unknown;
+  try {
+    args = JSON.parse(text === "" ? "{}" : text);
+  } catch (error) {
+    return invalid(
+      `arguments are not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      [],
+    );
+  }
+  if (!entry.validator.check(args)) {
+    const issues = entry.validator.issues(args);
+    const summary = issues.map((i) => `${i.path} ${i.message}`).join("; ");
+    return invalid(`arguments do not match the schema of ${entry.providerName}: ${summary}`, issues);
+  }
+  return { next: args };
+}
+
+/** Stage 5: the tool declares what the call will touch. */
+export async function planStage(
+  entry: CatalogEntry,
+  args: unknown,
+  ctx: ToolContext,
+): Promise<StageOutcome<readonly Access[]>> {
+  const plan = entry.definition.accesses;
+  if (!plan) return { next: [] };
+  const planned = await plan.call(entry.definition, args as never, ctx);
+  if (Array.isArray(planned)) return { next: planned };
+  const failure = planned as ToolFailure;
+  return {
+    final: failure,
+    decision: {
+      verdict: "deny",
+      layer: "tool",
+      rule: String(failure.error.code),
+      reason: failure.error.message,
+    },
+  };
+}
+
+function tooLarge(maxBytes: number): StageOutcome<never> {
+  return {
+    final: fail(ErrorCode.ARGUMENTS_TOO_LARGE, `arguments exceed ${maxBytes} bytes`, {
+      limitBytes: maxBytes,
+    }),
+    decision: {
+      verdict: "deny",
+      layer: "limits",
+      rule: "limits.tool-arguments",
+      reason: "arguments too large",
+    },
+  };
+}
+
+function invalid(message: string, issues: readonly { path: string; message: string }[]): StageOutcome<never> {
+  return {
+    final: fail(ErrorCode.INVALID_ARGUMENT, message, issues.length > 0 ? { issues } : undefined),
+    decision: { verdict: "deny", layer: "schema", rule: "schema.invalid", reason: "invalid arguments" },
+  };
+}
