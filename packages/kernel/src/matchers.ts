@@ -72,8 +72,14 @@ export function parseDestination(text: string): ParsedDestination | undefined {
   }
   const host = url.hostname.toLowerCase().replace(/\.+$/, "");
   const port = url.port === "" ? (DEFAULT_PORTS[url.protocol] ?? "") : url.port;
-  const segments = url.pathname.split("/").filter((s) => s !== "");
-  const ambiguousPath = /%(2f|5c|2e|00)/i.test(url.pathname);
+  // Percent-encoded unreserved characters mean the same as the characters (RFC 3986, 6.2.2.2).
+  const pathname = url.pathname.replace(/%([0-9a-f]{2})/gi, (encoded, hex: string) => {
+    const char = String.fromCharCode(Number.parseInt(hex, 16));
+    return /[A-Za-z0-9_~-]/.test(char) ? char : encoded.toUpperCase();
+  });
+  // Empty segments are dropped: servers commonly collapse `//`.
+  const segments = pathname.split("/").filter((s) => s !== "");
+  const ambiguousPath = /%(2F|5C|2E|00)/.test(pathname);
   return { protocol: url.protocol, host, port, segments, ambiguousPath };
 }
 

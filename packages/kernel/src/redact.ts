@@ -18,7 +18,7 @@ const SECRET_VALUE_PATTERNS: readonly RegExp[] = [
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
   /\b(?:[Bb]earer|[Bb]asic)\s+[A-Za-z0-9._~+/=-]{12,}/g,
   /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:[^\s@/]+@/g, // credentials in URLs
-  /\b(?:password|passwd|pwd|secret|token|api[-_]?key)\s*[=:]\s*[^\s&'",;]{4,}/gi,
+  /\b[A-Za-z0-9_]*(?:password|passwd|pwd|secret|token|api[-_]?key)\s*[=:]\s*[^\s&'",;]{4,}/gi,
 ];
 
 /** Replaces secret-looking substrings of a string. */
