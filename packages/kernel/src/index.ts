@@ -7,6 +7,7 @@ export { DEFAULT_RULE, defineLayer, evaluateAuthority, evaluateInLayer, layerRul
 export { boundResult, MIN_RESULT_BOUND } from "./bound.js";
 export type { Catalog, CatalogDiagnostic, CatalogEntry } from "./catalog.js";
 export { CatalogBuilder, createCatalog } from "./catalog.js";
+export type { CredentialResolution, CredentialResolver, CredentialUse } from "./credentials.js";
 export type { ToolErrorInfo } from "./errors.js";
 export { ErrorCode, HostErrorCode, PabloError } from "./errors.js";
 export type { EventSink, KernelEvent } from "./events.js";
