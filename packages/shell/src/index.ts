@@ -1,1 +1,31 @@
-export {};
+export { CLEAN_PATH, cleanEnvironment, GIT_HAZARD_OVERRIDES, RUN_MARKER_VARIABLE } from "./clean-env.js";
+export { commandAccesses, isCompound } from "./command-accesses.js";
+export type {
+  ListOperator,
+  ParsedCommandLine,
+  ParseOptions,
+  SimpleCommand,
+  UnprovenConstruct,
+} from "./command-parser.js";
+export { DEFAULT_MAX_COMMAND_LENGTH, parseCommandLine } from "./command-parser.js";
+export { commandRulesLayer } from "./command-rules-layer.js";
+export type { ResolvedShellOptions, ShellCommands, ShellOptions } from "./options.js";
+export {
+  DEFAULT_SHELL_OPTIONS,
+  resolveShellOptions,
+  ShellCommandsSchema,
+  ShellOptionsSchema,
+} from "./options.js";
+export type { ResolveCwd } from "./plan-call.js";
+export type { ProcessControl, ProcessInfo, RunIdentity } from "./proc-processes.js";
+export { procProcessControl } from "./proc-processes.js";
+export type { ExecutableResolution } from "./resolve-executable.js";
+export { resolveCommandWord } from "./resolve-executable.js";
+export type { ShellEntry } from "./shell-catalog.js";
+export { findShell, shellCatalog } from "./shell-catalog.js";
+export type { ShellRunArgs } from "./shell-schema.js";
+export { DEFAULT_MAX_OUTPUT_BYTES } from "./shell-schema.js";
+export type { ShellToolConfig } from "./shell-tool.js";
+export { createShellTool } from "./shell-tool.js";
+export type { TruncateOptions } from "./truncate-output.js";
+export { DEFAULT_TRUNCATION, stripAnsi, truncateOutput } from "./truncate-output.js";

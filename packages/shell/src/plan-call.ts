@@ -1,0 +1,89 @@
+import {
+  type Access,
+  ErrorCode,
+  fail,
+  type ToolContext,
+  type ToolErrorInfo,
+  type ToolFailure,
+} from "@pablo/kernel";
+import { CLEAN_PATH, invalidAddition } from "./clean-env.js";
+import { commandAccesses, isCompound } from "./command-accesses.js";
+import { type ParsedCommandLine, parseCommandLine } from "./command-parser.js";
+import type { ResolvedShellOptions } from "./options.js";
+import { pinShell, type ShellEntry } from "./shell-catalog.js";
+import type { ShellRunArgs } from "./shell-schema.js";
+
+/**
+ * Resolves a working directory inside the workspace, with the same containment as @pablo/fs.
+ * Contract: must not throw for anything a model supplied; returns a failure result instead.
+ */
+export type ResolveCwd = (
+  workspace: string,
+  path: string,
+) => Promise<{ ok: true; path: string } | { ok: false; error: ToolErrorInfo }>;
+
+export interface PlanDeps {
+  readonly workspace: string;
+  readonly options: ResolvedShellOptions;
+  readonly resolveCwd: ResolveCwd;
+}
+
+/** Everything a call needs, decided before anything runs. */
+export interface CallPlan {
+  readonly shell: ShellEntry;
+  readonly cwd: string;
+  readonly parsed: ParsedCommandLine;
+  readonly timeoutMs: number;
+  readonly accesses: readonly Access[];
+}
+
+export const SEARCH_PATH: readonly string[] = CLEAN_PATH.split(":");
+
+/**
+ * Plans one call: checks the options and arguments, pins the shell, contains the working
+ * directory and parses the command line into the accesses the kernel decides on. Used by both
+ * `accesses` (so a dry run reports the same decision) and `execute` (which re-checks containment
+ * right before spawning).
+ */
+export async function planCall(
+  args: ShellRunArgs,
+  ctx: ToolContext,
+  deps: PlanDeps,
+): Promise<CallPlan | ToolFailure> {
+  const { options } = deps;
+  if (!options.enabled) {
+    return fail(ErrorCode.TOOL_DENIED, "shell.run is disabled by options.shell.enabled", {
+      layer: "shell",
+      rule: "shell.enabled",
+    });
+  }
+  const badEnv = invalidAddition(args.env ?? {});
+  if (badEnv) return fail(ErrorCode.INVALID_ARGUMENT, `env ${badEnv}`);
+  const timeoutMs = args.timeout_ms ?? options.defaultTimeoutMs;
+  if (timeoutMs > options.deadlineMs) {
+    return fail(
+      ErrorCode.INVALID_ARGUMENT,
+      `timeout_ms ${timeoutMs} exceeds the shell deadline of ${options.deadlineMs} ms`,
+      {
+        deadlineMs: options.deadlineMs,
+      },
+    );
+  }
+  const shell = pinShell(ctx, options.shell);
+  if ("ok" in shell) return shell;
+  const cwd = await deps.resolveCwd(deps.workspace, args.cwd ?? ".");
+  if (!cwd.ok) return { ok: false, error: cwd.error };
+  const parsed = parseCommandLine(args.command, { maxLength: options.maxCommandLength });
+  if (options.compound === "deny" && isCompound(parsed)) {
+    return fail(ErrorCode.TOOL_DENIED, 'lists and pipelines are refused by options.shell.compound = "deny"', {
+      layer: "shell",
+      rule: "shell.compound",
+    });
+  }
+  const accesses: Access[] = [
+    { dimension: "executable", path: shell.path },
+    { dimension: "fs.read", path: cwd.path, root: "workspace" },
+    ...commandAccesses(parsed, cwd.path, SEARCH_PATH),
+  ];
+  return { shell, cwd: cwd.path, parsed, timeoutMs, accesses };
+}

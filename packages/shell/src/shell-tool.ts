@@ -1,0 +1,84 @@
+import { randomUUID } from "node:crypto";
+import { defineTool, ErrorCode, fail, type ToolDefinition } from "@pablo/kernel";
+import { cleanEnvironment, RUN_MARKER_VARIABLE } from "./clean-env.js";
+import { defaultResolveCwd } from "./default-resolve-cwd.js";
+import { resolveShellOptions, type ShellOptions } from "./options.js";
+import { planCall, type ResolveCwd } from "./plan-call.js";
+import { type ProcessControl, procProcessControl } from "./proc-processes.js";
+import { runProcess } from "./run-process.js";
+import { shellResult } from "./shell-result.js";
+import { DEFAULT_MAX_OUTPUT_BYTES, type ShellRunSchema, shellRunSchema } from "./shell-schema.js";
+
+export interface ShellToolConfig {
+  /** Canonical absolute path of the workspace root. */
+  readonly workspace: string;
+  /** `[options.shell]`; absent fields take their defaults. */
+  readonly options?: ShellOptions;
+  /** Contains `cwd` inside the workspace. Default: @pablo/fs's `resolveContainedDirectory`, symlinks refused. */
+  readonly resolveCwd?: ResolveCwd;
+  /** Exported to commands as PABLO_SCRATCH_DIR. */
+  readonly scratchDir?: string;
+  /** Finds and signals a run's processes. Default: `/proc`. */
+  readonly processes?: ProcessControl;
+}
+
+const DESCRIPTION = `Runs a command line non-interactively with the pinned shell (/bin/sh -c by default) in the workspace.
+stdin is closed; the environment is small and clean (fixed PATH, UTF-8 locale, no HOME or credentials); only PABLO_TASK_* variables may be added.
+stdout and stderr are returned separately, ANSI escapes removed, each cut to its last lines; a non-zero exit status is an error that keeps exitCode, stdout and stderr.
+The command and everything it starts are ended at the timeout. Command rules may allow only some commands: globbing, expansions, substitutions, redirections and other dynamic shell constructs are then refused.`;
+
+/**
+ * The shell.run tool. Throws {@link PabloError} `INVALID_OPTIONS` when the options are invalid.
+ * Options are read once, here; the shell entry is resolved again for every call.
+ */
+export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRunSchema> {
+  const options = resolveShellOptions(config.options);
+  const deps = { workspace: config.workspace, options, resolveCwd: config.resolveCwd ?? defaultResolveCwd };
+  const control = config.processes ?? procProcessControl();
+  return defineTool({
+    name: "shell.run",
+    description: DESCRIPTION,
+    summary: "Run a non-interactive shell command in the workspace",
+    inputSchema: shellRunSchema(options.deadlineMs, options.defaultTimeoutMs),
+    risk: "high",
+    effects: ["process"],
+    category: "process",
+    mutates: true,
+    async accesses(args, ctx) {
+      const plan = await planCall(args, ctx, deps);
+      return "ok" in plan ? plan : plan.accesses;
+    },
+    async execute(args, ctx) {
+      const plan = await planCall(args, ctx, deps);
+      if ("ok" in plan) return plan;
+      if (ctx.signal.aborted)
+        return fail(ErrorCode.TOOL_CANCELLED, "the call was cancelled before the command started");
+      const marker = randomUUID();
+      const env = cleanEnvironment({
+        marker,
+        ...(config.scratchDir ? { scratchDir: config.scratchDir } : {}),
+        ...(args.env ? { additions: args.env } : {}),
+      });
+      const outcome = await runProcess({
+        executable: plan.shell.path,
+        args: [...plan.shell.args, args.command],
+        cwd: plan.cwd,
+        env,
+        marker: `${RUN_MARKER_VARIABLE}=${marker}`,
+        timeoutMs: plan.timeoutMs,
+        maxOutputBytes: args.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+        signal: ctx.signal,
+        onOutput: (kind, data) => ctx.progress({ kind, data }),
+        control,
+        killGraceMs: options.killGraceMs,
+        cleanupMs: options.cleanupMs,
+      });
+      return shellResult(outcome, {
+        maxLines: options.maxLines,
+        maxChars: options.maxChars,
+        timeoutMs: plan.timeoutMs,
+        shell: plan.shell.path,
+      });
+    },
+  });
+}
