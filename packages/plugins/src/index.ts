@@ -1,1 +1,18 @@
-export {};
+export type { PluginDiagnostic } from "./diagnostics.js";
+export { PluginCode } from "./diagnostics.js";
+export type { PluginEntry, PluginEntryOptions } from "./entry-options.js";
+export { DEFAULT_PLUGIN_TIMEOUT_MS, PluginEntryOptionsSchema } from "./entry-options.js";
+export type { LoadConfig, LoadedPlugins } from "./loader.js";
+export { loadPlugins } from "./loader.js";
+export type { ManifestTool, PluginManifest, PluginPermission } from "./manifest.js";
+export { effectiveRisk, PLUGIN_PERMISSIONS, PluginManifestSchema, validateManifest } from "./manifest.js";
+export {
+  isValidPluginId,
+  isValidToolName,
+  pluginIdFromPackageName,
+  pluginIdSafe,
+  pluginNativeName,
+  pluginProviderName,
+} from "./naming.js";
+export type { PabloPlugin, PluginHost, PluginSpec, PluginTool } from "./sdk.js";
+export { definePlugin, defineTool, isPabloPlugin, PLUGIN_API_VERSION } from "./sdk.js";

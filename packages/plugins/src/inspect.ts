@@ -1,0 +1,269 @@
+import { statSync } from "node:fs";
+import { isAbsolute, normalize, resolve, sep } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { ToolDefinition } from "@pablo/kernel";
+import { Compile } from "typebox/compile";
+import { DiagnosticList, messageOf, PluginCode } from "./diagnostics.js";
+import { type ManifestTool, type PluginManifest, validateManifest } from "./manifest.js";
+import { entryFile, type PackageJson, readPackageJson } from "./resolve.js";
+import { isPabloPlugin, type PabloPlugin, PLUGIN_API_VERSION } from "./sdk.js";
+import { verifyTools } from "./verify.js";
+
+export interface InspectOptions {
+  /** Names the plugin in diagnostics: the deployment's entry name, or the directory. */
+  readonly label: string;
+  /** What the deployment grants; `undefined` grants exactly what the manifest requests (author checks). */
+  readonly grants: readonly string[] | undefined;
+  readonly options: unknown;
+  readonly timeoutMs: number;
+  /** Import the module afresh (author checks of a package being edited). */
+  readonly fresh?: boolean;
+}
+
+export interface Inspection {
+  readonly dir: string;
+  readonly packageJson: PackageJson | undefined;
+  readonly manifest: PluginManifest | undefined;
+  readonly entry: string | undefined;
+  readonly tools: ToolDefinition[];
+  readonly skills: string[];
+  /** What the module registered, written as manifest tool entries. */
+  readonly declarations: ManifestTool[];
+  readonly diagnostics: DiagnosticList;
+}
+
+const SETUP_TIMEOUT_MS = 10_000;
+let freshCounter = 0;
+
+/**
+ * Reads one plugin package and decides whether it may load. No plugin code runs before the
+ * manifest is valid and every permission and effect it requests is granted.
+ */
+export async function inspectPlugin(dir: string, options: InspectOptions): Promise<Inspection> {
+  const diagnostics = new DiagnosticList(options.label);
+  const result = {
+    dir,
+    packageJson: undefined as PackageJson | undefined,
+    manifest: undefined as PluginManifest | undefined,
+    entry: undefined as string | undefined,
+    tools: [] as ToolDefinition[],
+    skills: [] as string[],
+    declarations: [] as ManifestTool[],
+    diagnostics,
+  };
+  const read = readPackageJson(dir);
+  if (!read.ok) {
+    diagnostics.error(PluginCode.PACKAGE_JSON_INVALID, read.error, { path: "package.json" });
+    return result;
+  }
+  const pkg = read.pkg;
+  result.packageJson = pkg;
+  const manifest = readManifest(pkg, diagnostics);
+  if (!manifest) return result;
+  result.manifest = manifest;
+  diagnostics.pluginId = manifest.id;
+  checkGrants(manifest, options.grants, diagnostics);
+  result.skills = checkSkills(dir, manifest, diagnostics);
+  if (diagnostics.failed) return result;
+
+  const entry = entryFile(dir, pkg);
+  if ("error" in entry) {
+    diagnostics.error(PluginCode.ENTRY_MISSING, entry.error, { path: "package.json#exports" });
+    return result;
+  }
+  result.entry = entry.relative;
+  const plugin = await importPlugin(entry.file, manifest, options.fresh ?? false, diagnostics);
+  if (!plugin) return result;
+  const validOptions = checkOptions(plugin, options.options, diagnostics);
+  if (diagnostics.failed) return result;
+  const registered = await runSetup(plugin, manifest, validOptions, options.grants, diagnostics);
+  if (!registered) return result;
+  const verified = verifyTools(manifest, registered, options.timeoutMs, diagnostics);
+  result.declarations = verified.declarations;
+  if (!diagnostics.failed) result.tools = verified.tools;
+  return result;
+}
+
+function readManifest(pkg: PackageJson, diagnostics: DiagnosticList): PluginManifest | undefined {
+  if (pkg["pablo"] === undefined) {
+    diagnostics.error(PluginCode.MANIFEST_MISSING, 'package.json has no "pablo" manifest field', { path: "/pablo" });
+    return undefined;
+  }
+  const checked = validateManifest(pkg["pablo"]);
+  if (!checked.ok) {
+    for (const p of checked.problems) diagnostics.error(PluginCode.MANIFEST_INVALID, `${p.path}: ${p.message}`, { path: p.path });
+    return undefined;
+  }
+  const manifest = checked.manifest;
+  if (manifest.version !== pkg["version"]) {
+    diagnostics.error(
+      PluginCode.VERSION_MISMATCH,
+      `pablo.version ${manifest.version} differs from the package version ${String(pkg["version"])}`,
+      { path: "/pablo/version" },
+    );
+  }
+  const names = new Set<string>();
+  manifest.tools.forEach((t, i) => {
+    if (names.has(t.name)) {
+      diagnostics.error(PluginCode.DUPLICATE_TOOL, `the manifest declares tool ${t.name} twice`, {
+        tool: t.name,
+        path: `/pablo/tools/${i}/name`,
+      });
+    }
+    names.add(t.name);
+  });
+  return manifest;
+}
+
+function checkGrants(manifest: PluginManifest, grants: readonly string[] | undefined, diagnostics: DiagnosticList): void {
+  if (manifest.tools.length > 0 && !manifest.permissions.includes("agent.tool.register")) {
+    diagnostics.error(PluginCode.PERMISSION_UNDECLARED, "the manifest declares tools but does not request agent.tool.register", {
+      path: "/pablo/permissions",
+    });
+  }
+  if ((manifest.skills?.length ?? 0) > 0 && !manifest.permissions.includes("agent.skill.register")) {
+    diagnostics.error(PluginCode.PERMISSION_UNDECLARED, "the manifest declares skills but does not request agent.skill.register", {
+      path: "/pablo/permissions",
+    });
+  }
+  if (grants === undefined) return;
+  const granted = new Set(grants);
+  for (const permission of manifest.permissions) {
+    if (!granted.has(permission)) {
+      diagnostics.error(PluginCode.GRANT_MISSING, `the plugin requests ${permission}, which the deployment does not grant`, {
+        path: "/pablo/permissions",
+      });
+    }
+  }
+  manifest.tools.forEach((tool, i) => {
+    for (const effect of tool.effects) {
+      if (!granted.has(effect)) {
+        diagnostics.error(
+          PluginCode.GRANT_MISSING,
+          `tool ${tool.name} uses effect ${effect}, which the deployment does not grant`,
+          { tool: tool.name, path: `/pablo/tools/${i}/effects` },
+        );
+      }
+    }
+  });
+}
+
+function checkSkills(dir: string, manifest: PluginManifest, diagnostics: DiagnosticList): string[] {
+  const out: string[] = [];
+  (manifest.skills ?? []).forEach((relative, i) => {
+    const path = `/pablo/skills/${i}`;
+    const normalized = normalize(relative);
+    if (isAbsolute(relative) || normalized === ".." || normalized.startsWith(`..${sep}`)) {
+      diagnostics.error(PluginCode.SKILLS_INVALID, `skills directory ${relative} must stay inside the package`, { path });
+      return;
+    }
+    const full = resolve(dir, normalized);
+    let isDir = false;
+    try {
+      isDir = statSync(full).isDirectory();
+    } catch {
+      isDir = false;
+    }
+    if (!isDir) diagnostics.error(PluginCode.SKILLS_INVALID, `skills directory ${relative} does not exist in the package`, { path });
+    else out.push(full);
+  });
+  return out;
+}
+
+async function importPlugin(
+  file: string,
+  manifest: PluginManifest,
+  fresh: boolean,
+  diagnostics: DiagnosticList,
+): Promise<PabloPlugin | undefined> {
+  let module: Record<string, unknown>;
+  try {
+    const url = pathToFileURL(file);
+    if (fresh) url.search = `?check=${++freshCounter}`;
+    module = (await import(url.href)) as Record<string, unknown>;
+  } catch (error) {
+    diagnostics.error(PluginCode.LOAD_FAILED, `importing the plugin module failed: ${messageOf(error)}`);
+    return undefined;
+  }
+  const plugin = module["default"] ?? module["plugin"];
+  if (!isPabloPlugin(plugin)) {
+    diagnostics.error(PluginCode.NOT_A_PLUGIN, "the module's default export is not a plugin made with definePlugin");
+    return undefined;
+  }
+  if (plugin.apiVersion !== PLUGIN_API_VERSION) {
+    diagnostics.error(
+      PluginCode.API_VERSION_UNSUPPORTED,
+      `the plugin targets plugin API ${String(plugin.apiVersion)}; this host supports ${PLUGIN_API_VERSION}`,
+    );
+    return undefined;
+  }
+  if (plugin.id !== manifest.id) {
+    diagnostics.error(PluginCode.ID_MISMATCH, `the module's plugin ID ${plugin.id} differs from pablo.id ${manifest.id}`, {
+      path: "/pablo/id",
+    });
+    return undefined;
+  }
+  return plugin;
+}
+
+function checkOptions(plugin: PabloPlugin, options: unknown, diagnostics: DiagnosticList): unknown {
+  const value = options ?? {};
+  if (!plugin.optionsSchema) {
+    const empty = value !== null && typeof value === "object" && Object.keys(value).length === 0;
+    if (!empty) diagnostics.error(PluginCode.OPTIONS_INVALID, "the plugin takes no options, but the deployment gives some");
+    return value;
+  }
+  try {
+    const validator = Compile(plugin.optionsSchema);
+    if (validator.Check(value)) return value;
+    const issues = [...validator.Errors(value)]
+      .filter((e) => e.keyword !== "boolean")
+      .slice(0, 5)
+      .map((e) => `${e.instancePath || "/"} ${e.message}`);
+    diagnostics.error(PluginCode.OPTIONS_INVALID, `the plugin's options are invalid: ${issues.join("; ")}`);
+  } catch (error) {
+    diagnostics.error(PluginCode.OPTIONS_INVALID, `the plugin's optionsSchema does not compile: ${messageOf(error)}`);
+  }
+  return value;
+}
+
+async function runSetup(
+  plugin: PabloPlugin,
+  manifest: PluginManifest,
+  options: unknown,
+  grants: readonly string[] | undefined,
+  diagnostics: DiagnosticList,
+): Promise<unknown[] | undefined> {
+  const registered: unknown[] = [];
+  const canRegister = grants === undefined ? manifest.permissions.includes("agent.tool.register") : grants.includes("agent.tool.register");
+  let closed = false;
+  const host = Object.freeze({
+    pluginId: manifest.id,
+    options,
+    grants: Object.freeze([...(grants ?? manifest.permissions)]),
+    registerTool: (tool: unknown) => {
+      if (closed) throw new Error("registerTool called after setup finished");
+      if (!canRegister) throw new Error("registerTool needs the agent.tool.register grant");
+      registered.push(tool);
+    },
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const work = Promise.resolve().then(() => plugin.setup(host));
+    work.catch(() => undefined);
+    const timeout = new Promise<"timeout">((r) => {
+      timer = setTimeout(() => r("timeout"), SETUP_TIMEOUT_MS);
+    });
+    if ((await Promise.race([work, timeout])) === "timeout") {
+      diagnostics.error(PluginCode.SETUP_FAILED, `the plugin's setup did not finish within ${SETUP_TIMEOUT_MS} ms`);
+      return undefined;
+    }
+  } catch (error) {
+    diagnostics.error(PluginCode.SETUP_FAILED, `the plugin's setup threw: ${messageOf(error)}`);
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+    closed = true;
+  }
+  return registered;
+}
