@@ -1,0 +1,130 @@
+import Type, { type Static } from "typebox";
+import { Compile } from "typebox/compile";
+import {
+  DEFAULT_MAX_CONTEXT_BYTES,
+  DEFAULT_MAX_SKILL_BYTES,
+  ROOT_NAME_PATTERN,
+  SKILL_NAME_PATTERN,
+} from "./limits.js";
+
+const ROOT_NAME = ROOT_NAME_PATTERN.source;
+const QUALIFIED_ID = `${ROOT_NAME.slice(0, -1)}/${SKILL_NAME_PATTERN.source.slice(1)}`;
+const MiB = 1024 * 1024;
+
+/** Where one root is: a folder inside a binding given with `--bind NAME=DIR`, or inside the workspace. */
+export const SkillRootBindingSchema = Type.Union(
+  [
+    Type.Object(
+      {
+        base: Type.Literal("binding", { description: "The root is inside a named binding." }),
+        name: Type.String({ minLength: 1, description: "Binding name, as given with `--bind NAME=DIR`." }),
+        path: Type.String({
+          minLength: 1,
+          description: "Relative path inside the binding; `.` for the binding itself.",
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        base: Type.Literal("workspace", { description: "The root is inside the session workspace." }),
+        path: Type.String({ minLength: 1, description: "Relative path inside the workspace." }),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: "One skills root. The host resolves it to an absolute folder before discovery." },
+);
+
+/** `[options.skills.roots]`: root name to location. Order is precedence for bare names. */
+export const SkillRootsSchema = Type.Record(Type.String({ pattern: ROOT_NAME }), SkillRootBindingSchema, {
+  additionalProperties: false,
+  description:
+    "Skills roots by name. A root is a folder whose child folders are skill packages. Nothing else is scanned: no home directory, no default location.",
+});
+
+/** `[options.skills]`. */
+export const SkillsOptionsSchema = Type.Object(
+  {
+    roots: Type.Optional(SkillRootsSchema),
+    activate: Type.Optional(
+      Type.Array(Type.String({ pattern: QUALIFIED_ID, description: 'A qualified id "root/name".' }), {
+        maxItems: 256,
+        description: "Skills whose complete instructions every task starts with, in this order.",
+      }),
+    ),
+    max_context_bytes: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 32 * MiB,
+        description: `Most bytes of activated instructions one task holds (default ${DEFAULT_MAX_CONTEXT_BYTES}).`,
+      }),
+    ),
+    max_skill_bytes: Type.Optional(
+      Type.Integer({
+        minimum: 1024,
+        maximum: 32 * MiB,
+        description: `Largest SKILL.md that is loaded (default ${DEFAULT_MAX_SKILL_BYTES}).`,
+      }),
+    ),
+    restrict_to_allowed_tools: Type.Optional(
+      Type.Boolean({
+        description:
+          "When true, the activated skills' `allowed-tools` narrow the tools a task may call. It only ever restricts; it never grants (default false).",
+      }),
+    ),
+    tool: Type.Optional(
+      Type.Boolean({
+        description:
+          "Offer the deferred Skill tool so the model can activate skills by name (default true; needs roots).",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type SkillRootBinding = Static<typeof SkillRootBindingSchema>;
+export type SkillRoots = Static<typeof SkillRootsSchema>;
+export type SkillsOptions = Static<typeof SkillsOptionsSchema>;
+
+/** `[options.skills]` with every default filled in, in the names the API uses. */
+export interface ResolvedSkillsOptions {
+  readonly activate: readonly string[];
+  readonly maxContextBytes: number;
+  readonly maxSkillBytes: number;
+  readonly restrictToAllowedTools: boolean;
+  readonly tool: boolean;
+}
+
+const validator = Compile(SkillsOptionsSchema);
+
+/**
+ * Validates `[options.skills]` (absent means all defaults) and fills in the defaults. Problems
+ * are returned as `path: message` strings for the configuration loader to report.
+ */
+export function resolveSkillsOptions(
+  value: unknown,
+): { ok: true; options: ResolvedSkillsOptions } | { ok: false; issues: string[] } {
+  const raw = value ?? {};
+  if (!validator.Check(raw)) {
+    const issues = [...validator.Errors(raw)]
+      .filter((e) => e.keyword !== "boolean")
+      .slice(0, 10)
+      .map((e) => {
+        const extra = (e.params as { additionalProperties?: unknown }).additionalProperties;
+        return `${e.instancePath || "/"}: ${e.message}${Array.isArray(extra) ? ` (${extra.join(", ")})` : ""}`;
+      });
+    return { ok: false, issues };
+  }
+  const options = raw as SkillsOptions;
+  return {
+    ok: true,
+    options: {
+      activate: options.activate ?? [],
+      maxContextBytes: options.max_context_bytes ?? DEFAULT_MAX_CONTEXT_BYTES,
+      maxSkillBytes: options.max_skill_bytes ?? DEFAULT_MAX_SKILL_BYTES,
+      restrictToAllowedTools: options.restrict_to_allowed_tools ?? false,
+      tool: options.tool ?? true,
+    },
+  };
+}

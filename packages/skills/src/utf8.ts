@@ -1,0 +1,46 @@
+/**
+ * The offset of the first byte that does not start a well-formed UTF-8 sequence (overlongs,
+ * surrogates and code points past U+10FFFF included), or undefined when all of `bytes` is valid.
+ */
+export function firstInvalidUtf8(bytes: Uint8Array): number | undefined {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i] as number;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    const [length, min, max] =
+      b >= 0xc2 && b <= 0xdf
+        ? [2, 0x80, 0xbf]
+        : b === 0xe0
+          ? [3, 0xa0, 0xbf]
+          : b === 0xed
+            ? [3, 0x80, 0x9f]
+            : b >= 0xe1 && b <= 0xef
+              ? [3, 0x80, 0xbf]
+              : b === 0xf0
+                ? [4, 0x90, 0xbf]
+                : b >= 0xf1 && b <= 0xf3
+                  ? [4, 0x80, 0xbf]
+                  : b === 0xf4
+                    ? [4, 0x80, 0x8f]
+                    : [0, 0, 0];
+    if (length === 0 || i + length > bytes.length) return i;
+    const second = bytes[i + 1] as number;
+    if (second < min || second > max) return i;
+    for (let k = 2; k < length; k++) {
+      const next = bytes[i + k] as number;
+      if (next < 0x80 || next > 0xbf) return i;
+    }
+    i += length;
+  }
+  return undefined;
+}
+
+/** 1-based line of a byte offset. */
+export function lineOfOffset(bytes: Uint8Array, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < bytes.length; i++) if (bytes[i] === 0x0a) line++;
+  return line;
+}
