@@ -18,7 +18,11 @@ export function firstDifference(
     const a = actual as Record<string, unknown>;
     const keys = [...new Set([...Object.keys(d), ...Object.keys(a)])].sort();
     for (const key of keys) {
-      const found = firstDifference(d[key], a[key], `${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`);
+      const found = firstDifference(
+        d[key],
+        a[key],
+        `${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`,
+      );
       if (found) return found;
     }
   }

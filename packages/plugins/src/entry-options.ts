@@ -14,7 +14,9 @@ export const PluginEntryOptionsSchema = Type.Object(
         "What the deployment grants the plugin: permissions (agent.tool.register, agent.skill.register) and the effects its tools may use (net, fs.read, ...).",
     }),
     options: Type.Optional(
-      Type.Unknown({ description: "The plugin's own options, validated by the optionsSchema the plugin exports." }),
+      Type.Unknown({
+        description: "The plugin's own options, validated by the optionsSchema the plugin exports.",
+      }),
     ),
     timeoutMs: Type.Optional(
       Type.Integer({

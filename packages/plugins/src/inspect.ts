@@ -86,12 +86,15 @@ export async function inspectPlugin(dir: string, options: InspectOptions): Promi
 
 function readManifest(pkg: PackageJson, diagnostics: DiagnosticList): PluginManifest | undefined {
   if (pkg["pablo"] === undefined) {
-    diagnostics.error(PluginCode.MANIFEST_MISSING, 'package.json has no "pablo" manifest field', { path: "/pablo" });
+    diagnostics.error(PluginCode.MANIFEST_MISSING, 'package.json has no "pablo" manifest field', {
+      path: "/pablo",
+    });
     return undefined;
   }
   const checked = validateManifest(pkg["pablo"]);
   if (!checked.ok) {
-    for (const p of checked.problems) diagnostics.error(PluginCode.MANIFEST_INVALID, `${p.path}: ${p.message}`, { path: p.path });
+    for (const p of checked.problems)
+      diagnostics.error(PluginCode.MANIFEST_INVALID, `${p.path}: ${p.message}`, { path: p.path });
     return undefined;
   }
   const manifest = checked.manifest;
@@ -115,24 +118,40 @@ function readManifest(pkg: PackageJson, diagnostics: DiagnosticList): PluginMani
   return manifest;
 }
 
-function checkGrants(manifest: PluginManifest, grants: readonly string[] | undefined, diagnostics: DiagnosticList): void {
+function checkGrants(
+  manifest: PluginManifest,
+  grants: readonly string[] | undefined,
+  diagnostics: DiagnosticList,
+): void {
   if (manifest.tools.length > 0 && !manifest.permissions.includes("agent.tool.register")) {
-    diagnostics.error(PluginCode.PERMISSION_UNDECLARED, "the manifest declares tools but does not request agent.tool.register", {
-      path: "/pablo/permissions",
-    });
+    diagnostics.error(
+      PluginCode.PERMISSION_UNDECLARED,
+      "the manifest declares tools but does not request agent.tool.register",
+      {
+        path: "/pablo/permissions",
+      },
+    );
   }
   if ((manifest.skills?.length ?? 0) > 0 && !manifest.permissions.includes("agent.skill.register")) {
-    diagnostics.error(PluginCode.PERMISSION_UNDECLARED, "the manifest declares skills but does not request agent.skill.register", {
-      path: "/pablo/permissions",
-    });
+    diagnostics.error(
+      PluginCode.PERMISSION_UNDECLARED,
+      "the manifest declares skills but does not request agent.skill.register",
+      {
+        path: "/pablo/permissions",
+      },
+    );
   }
   if (grants === undefined) return;
   const granted = new Set(grants);
   for (const permission of manifest.permissions) {
     if (!granted.has(permission)) {
-      diagnostics.error(PluginCode.GRANT_MISSING, `the plugin requests ${permission}, which the deployment does not grant`, {
-        path: "/pablo/permissions",
-      });
+      diagnostics.error(
+        PluginCode.GRANT_MISSING,
+        `the plugin requests ${permission}, which the deployment does not grant`,
+        {
+          path: "/pablo/permissions",
+        },
+      );
     }
   }
   manifest.tools.forEach((tool, i) => {
@@ -154,7 +173,11 @@ function checkSkills(dir: string, manifest: PluginManifest, diagnostics: Diagnos
     const path = `/pablo/skills/${i}`;
     const normalized = normalize(relative);
     if (isAbsolute(relative) || normalized === ".." || normalized.startsWith(`..${sep}`)) {
-      diagnostics.error(PluginCode.SKILLS_INVALID, `skills directory ${relative} must stay inside the package`, { path });
+      diagnostics.error(
+        PluginCode.SKILLS_INVALID,
+        `skills directory ${relative} must stay inside the package`,
+        { path },
+      );
       return;
     }
     const full = resolve(dir, normalized);
@@ -164,7 +187,12 @@ function checkSkills(dir: string, manifest: PluginManifest, diagnostics: Diagnos
     } catch {
       isDir = false;
     }
-    if (!isDir) diagnostics.error(PluginCode.SKILLS_INVALID, `skills directory ${relative} does not exist in the package`, { path });
+    if (!isDir)
+      diagnostics.error(
+        PluginCode.SKILLS_INVALID,
+        `skills directory ${relative} does not exist in the package`,
+        { path },
+      );
     else out.push(full);
   });
   return out;
@@ -187,7 +215,10 @@ async function importPlugin(
   }
   const plugin = module["default"] ?? module["plugin"];
   if (!isPabloPlugin(plugin)) {
-    diagnostics.error(PluginCode.NOT_A_PLUGIN, "the module's default export is not a plugin made with definePlugin");
+    diagnostics.error(
+      PluginCode.NOT_A_PLUGIN,
+      "the module's default export is not a plugin made with definePlugin",
+    );
     return undefined;
   }
   if (plugin.apiVersion !== PLUGIN_API_VERSION) {
@@ -198,9 +229,13 @@ async function importPlugin(
     return undefined;
   }
   if (plugin.id !== manifest.id) {
-    diagnostics.error(PluginCode.ID_MISMATCH, `the module's plugin ID ${plugin.id} differs from pablo.id ${manifest.id}`, {
-      path: "/pablo/id",
-    });
+    diagnostics.error(
+      PluginCode.ID_MISMATCH,
+      `the module's plugin ID ${plugin.id} differs from pablo.id ${manifest.id}`,
+      {
+        path: "/pablo/id",
+      },
+    );
     return undefined;
   }
   return plugin;
@@ -210,7 +245,11 @@ function checkOptions(plugin: PabloPlugin, options: unknown, diagnostics: Diagno
   const value = options ?? {};
   if (!plugin.optionsSchema) {
     const empty = value !== null && typeof value === "object" && Object.keys(value).length === 0;
-    if (!empty) diagnostics.error(PluginCode.OPTIONS_INVALID, "the plugin takes no options, but the deployment gives some");
+    if (!empty)
+      diagnostics.error(
+        PluginCode.OPTIONS_INVALID,
+        "the plugin takes no options, but the deployment gives some",
+      );
     return value;
   }
   try {
@@ -222,7 +261,10 @@ function checkOptions(plugin: PabloPlugin, options: unknown, diagnostics: Diagno
       .map((e) => `${e.instancePath || "/"} ${e.message}`);
     diagnostics.error(PluginCode.OPTIONS_INVALID, `the plugin's options are invalid: ${issues.join("; ")}`);
   } catch (error) {
-    diagnostics.error(PluginCode.OPTIONS_INVALID, `the plugin's optionsSchema does not compile: ${messageOf(error)}`);
+    diagnostics.error(
+      PluginCode.OPTIONS_INVALID,
+      `the plugin's optionsSchema does not compile: ${messageOf(error)}`,
+    );
   }
   return value;
 }
@@ -235,7 +277,10 @@ async function runSetup(
   diagnostics: DiagnosticList,
 ): Promise<unknown[] | undefined> {
   const registered: unknown[] = [];
-  const canRegister = grants === undefined ? manifest.permissions.includes("agent.tool.register") : grants.includes("agent.tool.register");
+  const canRegister =
+    grants === undefined
+      ? manifest.permissions.includes("agent.tool.register")
+      : grants.includes("agent.tool.register");
   let closed = false;
   const host = Object.freeze({
     pluginId: manifest.id,
@@ -255,7 +300,10 @@ async function runSetup(
       timer = setTimeout(() => r("timeout"), SETUP_TIMEOUT_MS);
     });
     if ((await Promise.race([work, timeout])) === "timeout") {
-      diagnostics.error(PluginCode.SETUP_FAILED, `the plugin's setup did not finish within ${SETUP_TIMEOUT_MS} ms`);
+      diagnostics.error(
+        PluginCode.SETUP_FAILED,
+        `the plugin's setup did not finish within ${SETUP_TIMEOUT_MS} ms`,
+      );
       return undefined;
     }
   } catch (error) {

@@ -7,7 +7,14 @@ const TOOLS = ["agent.tool.register"];
 async function loadOne(fixture: string, grants: string[] = TOOLS, options?: unknown) {
   const dist = makeDistribution([fixture]);
   const loaded = await loadPlugins(
-    [{ name: fixture, package: dist.packages[fixture] ?? "", grants, ...(options === undefined ? {} : { options }) }],
+    [
+      {
+        name: fixture,
+        package: dist.packages[fixture] ?? "",
+        grants,
+        ...(options === undefined ? {} : { options }),
+      },
+    ],
     { resolveFrom: dist.root },
   );
   return { ...loaded, errors: loaded.diagnostics.filter((d) => d.severity === "error") };
@@ -33,19 +40,43 @@ describe("loadPlugins", () => {
     ["no-manifest", "MANIFEST_MISSING", 'package.json has no "pablo" manifest field'],
     ["bad-package-json", "PACKAGE_JSON_INVALID", "package.json is not valid JSON"],
     ["version-mismatch", "VERSION_MISMATCH", "pablo.version 2.0.0 differs from the package version 1.0.0"],
-    ["undeclared-tool", "UNDECLARED_TOOL", "the module registers tool shadow, which the manifest does not declare"],
+    [
+      "undeclared-tool",
+      "UNDECLARED_TOOL",
+      "the module registers tool shadow, which the manifest does not declare",
+    ],
     ["missing-tool", "MISSING_TOOL", "the manifest declares tool ghost, which the module does not register"],
     [
       "schema-mismatch",
       "SCHEMA_MISMATCH",
       "tool echo: the manifest's inputSchema differs from the registered schema at /properties/text/maxLength (manifest 10, module (absent))",
     ],
-    ["open-schema", "OPEN_SCHEMA", "tool echo: the input schema object at # must set additionalProperties: false"],
-    ["effects-mismatch", "EFFECTS_MISMATCH", "tool echo: the manifest declares effects [] but the module declares [net]"],
-    ["risk-mismatch", "RISK_MISMATCH", "tool echo: the manifest declares risk low but the module declares high"],
-    ["undeclared-permission", "PERMISSION_UNDECLARED", "the manifest declares tools but does not request agent.tool.register"],
+    [
+      "open-schema",
+      "OPEN_SCHEMA",
+      "tool echo: the input schema object at # must set additionalProperties: false",
+    ],
+    [
+      "effects-mismatch",
+      "EFFECTS_MISMATCH",
+      "tool echo: the manifest declares effects [] but the module declares [net]",
+    ],
+    [
+      "risk-mismatch",
+      "RISK_MISMATCH",
+      "tool echo: the manifest declares risk low but the module declares high",
+    ],
+    [
+      "undeclared-permission",
+      "PERMISSION_UNDECLARED",
+      "the manifest declares tools but does not request agent.tool.register",
+    ],
     ["missing-entry", "ENTRY_MISSING", "entry ./dist/index.js does not exist (was the package built?)"],
-    ["throws-on-load", "LOAD_FAILED", "importing the plugin module failed: the plugin module exploded while loading"],
+    [
+      "throws-on-load",
+      "LOAD_FAILED",
+      "importing the plugin module failed: the plugin module exploded while loading",
+    ],
     ["not-a-plugin", "NOT_A_PLUGIN", "the module's default export is not a plugin made with definePlugin"],
     ["id-mismatch", "ID_MISMATCH", "the module's plugin ID other differs from pablo.id acme"],
     ["setup-throws", "SETUP_FAILED", "the plugin's setup threw: setup refused to run"],
@@ -71,7 +102,11 @@ describe("loadPlugins", () => {
   it("refuses a plugin whose tool uses an effect the deployment does not grant, before running its code", async () => {
     const refused = await loadOne("net-tool", TOOLS);
     expect(refused.errors).toMatchObject([
-      { code: "GRANT_MISSING", tool: "echo", message: "tool echo uses effect net, which the deployment does not grant" },
+      {
+        code: "GRANT_MISSING",
+        tool: "echo",
+        message: "tool echo uses effect net, which the deployment does not grant",
+      },
     ]);
     const granted = await loadOne("net-tool", [...TOOLS, "net"]);
     expect(granted.tools.map((t) => t.effects)).toEqual([["net"]]);
@@ -80,7 +115,9 @@ describe("loadPlugins", () => {
   it("refuses a plugin when the deployment does not grant agent.tool.register", async () => {
     const { errors, tools } = await loadOne("valid", []);
     expect(tools).toEqual([]);
-    expect(errors).toMatchObject([{ code: "GRANT_MISSING", message: expect.stringContaining("agent.tool.register") }]);
+    expect(errors).toMatchObject([
+      { code: "GRANT_MISSING", message: expect.stringContaining("agent.tool.register") },
+    ]);
   });
 
   it("defaults a missing or invalid risk to medium and says so", async () => {
@@ -97,14 +134,19 @@ describe("loadPlugins", () => {
     const bad = await loadOne("with-options", TOOLS, { greeting: 5, extra: true });
     expect(bad.errors).toMatchObject([{ code: "OPTIONS_INVALID" }]);
     const none = await loadOne("valid", TOOLS, { anything: 1 });
-    expect(none.errors).toMatchObject([{ code: "OPTIONS_INVALID", message: expect.stringContaining("takes no options") }]);
+    expect(none.errors).toMatchObject([
+      { code: "OPTIONS_INVALID", message: expect.stringContaining("takes no options") },
+    ]);
   });
 
   it("returns skill directories only for granted, in-package skill folders", async () => {
     const ok = await loadOne("skills", ["agent.skill.register"]);
     expect(ok.errors).toEqual([]);
     expect(ok.skills).toHaveLength(1);
-    expect(ok.skills[0]).toMatchObject({ pluginId: "skilled", dir: expect.stringMatching(/fixture-skills\/skills$/) });
+    expect(ok.skills[0]).toMatchObject({
+      pluginId: "skilled",
+      dir: expect.stringMatching(/fixture-skills\/skills$/),
+    });
     expect((await loadOne("skills", [])).errors).toMatchObject([{ code: "GRANT_MISSING" }]);
     expect((await loadOne("skills-escape", ["agent.skill.register"])).errors).toMatchObject([
       { code: "SKILLS_INVALID", path: "/pablo/skills/0" },
@@ -134,9 +176,12 @@ describe("loadPlugins", () => {
 
   it("loads a plugin given as a directory path", async () => {
     const dist = makeDistribution(["valid"]);
-    const loaded = await loadPlugins([{ name: "p", package: "./node_modules/fixture-valid", grants: TOOLS }], {
-      resolveFrom: dist.root,
-    });
+    const loaded = await loadPlugins(
+      [{ name: "p", package: "./node_modules/fixture-valid", grants: TOOLS }],
+      {
+        resolveFrom: dist.root,
+      },
+    );
     expect(loaded.tools.map((t) => t.name)).toEqual(["plugin.acme.echo"]);
   });
 });

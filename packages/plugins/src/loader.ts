@@ -1,6 +1,6 @@
 import { CatalogBuilder, type ToolDefinition } from "@pablo/kernel";
 import { Compile } from "typebox/compile";
-import { DiagnosticList, type PluginDiagnostic, PluginCode } from "./diagnostics.js";
+import { DiagnosticList, PluginCode, type PluginDiagnostic } from "./diagnostics.js";
 import { DEFAULT_PLUGIN_TIMEOUT_MS, type PluginEntry, PluginEntryOptionsSchema } from "./entry-options.js";
 import { inspectPlugin } from "./inspect.js";
 import { findPackageDir } from "./resolve.js";
@@ -33,7 +33,10 @@ const entryValidator = Compile(PluginEntryOptionsSchema);
  * (manifest, grant, module, options, setup, verification, name collision) refuses it with
  * diagnostics and registers none of its tools. Never throws for anything a plugin does.
  */
-export async function loadPlugins(entries: readonly PluginEntry[], config: LoadConfig): Promise<LoadedPlugins> {
+export async function loadPlugins(
+  entries: readonly PluginEntry[],
+  config: LoadConfig,
+): Promise<LoadedPlugins> {
   const out: LoadedPlugins = { tools: [], skills: [], diagnostics: [], loaded: [] };
   const accepted: ToolDefinition[] = [];
   const names = new Set<string>();
@@ -57,7 +60,8 @@ export async function loadPlugins(entries: readonly PluginEntry[], config: LoadC
     });
     const found = inspection.diagnostics;
     const manifest = inspection.manifest;
-    if (!found.failed && manifest) checkCollisions(inspection.tools, [...(config.reserved ?? []), ...accepted], found);
+    if (!found.failed && manifest)
+      checkCollisions(inspection.tools, [...(config.reserved ?? []), ...accepted], found);
     out.diagnostics.push(...found.items);
     if (found.failed || !manifest) continue;
     accepted.push(...inspection.tools);

@@ -13,14 +13,21 @@ const ManifestToolSchema = Type.Object(
       pattern: "^[a-zA-Z][a-zA-Z0-9_-]*$",
       description: "Short tool name; the native name is plugin.<id>.<name>.",
     }),
-    summary: Type.Optional(Type.String({ description: "One line for reviewers; the module's summary is the one shown to models." })),
+    summary: Type.Optional(
+      Type.String({
+        description: "One line for reviewers; the module's summary is the one shown to models.",
+      }),
+    ),
     risk: Type.Optional(
       Type.String({ description: "low | medium | high. Missing or any other value means medium." }),
     ),
-    effects: Type.Array(Type.String({ minLength: 1, description: "An effect: net, fs.read, fs.write, process, ..." }), {
-      uniqueItems: true,
-      description: "Every effect the tool may exercise; each must be granted by the deployment.",
-    }),
+    effects: Type.Array(
+      Type.String({ minLength: 1, description: "An effect: net, fs.read, fs.write, process, ..." }),
+      {
+        uniqueItems: true,
+        description: "Every effect the tool may exercise; each must be granted by the deployment.",
+      },
+    ),
     inputSchema: Type.Record(Type.String(), Type.Unknown(), {
       description: "The tool's input JSON Schema, exactly as the module registers it (closed objects).",
     }),
@@ -41,16 +48,25 @@ export const PluginManifestSchema = Type.Object(
       pattern: "^\\d+\\.\\d+\\.\\d+(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?$",
       description: "Plugin version; must equal the package version.",
     }),
-    permissions: Type.Array(Type.Union([Type.Literal("agent.tool.register"), Type.Literal("agent.skill.register")]), {
-      uniqueItems: true,
-      description: "Permissions the plugin requests: agent.tool.register, agent.skill.register.",
-    }),
+    permissions: Type.Array(
+      Type.Union([Type.Literal("agent.tool.register"), Type.Literal("agent.skill.register")]),
+      {
+        uniqueItems: true,
+        description: "Permissions the plugin requests: agent.tool.register, agent.skill.register.",
+      },
+    ),
     tools: Type.Array(ManifestToolSchema, { description: "Every tool the module registers, and no other." }),
     skills: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, description: "A directory of SKILL.md folders, relative to the package." }), {
-        uniqueItems: true,
-        description: "Skill directories the plugin contributes (needs agent.skill.register).",
-      }),
+      Type.Array(
+        Type.String({
+          minLength: 1,
+          description: "A directory of SKILL.md folders, relative to the package.",
+        }),
+        {
+          uniqueItems: true,
+          description: "Skill directories the plugin contributes (needs agent.skill.register).",
+        },
+      ),
     ),
   },
   { additionalProperties: false, description: "A Pablo plugin manifest." },

@@ -47,9 +47,13 @@ export function readPackageJson(dir: string): { ok: true; pkg: PackageJson } | {
  * The ESM entry file of a package: `exports["."]` (its `import` or `default` condition), else
  * `main`, else `index.js`. The file must lie inside the package directory.
  */
-export function entryFile(dir: string, pkg: PackageJson): { file: string; relative: string } | { error: string } {
+export function entryFile(
+  dir: string,
+  pkg: PackageJson,
+): { file: string; relative: string } | { error: string } {
   const relative = entrySpecifier(pkg);
-  if (relative === undefined) return { error: 'package.json "exports" has no "." entry with an import condition' };
+  if (relative === undefined)
+    return { error: 'package.json "exports" has no "." entry with an import condition' };
   const file = resolve(dir, relative);
   if (!file.startsWith(dir + sep)) return { error: `entry ${relative} lies outside the package` };
   if (!existsSync(file)) return { error: `entry ${relative} does not exist (was the package built?)` };

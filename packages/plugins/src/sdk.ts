@@ -1,5 +1,4 @@
-import type { Effect, Risk, ToolContext, ToolFailure, ToolResult } from "@pablo/kernel";
-import type { Access } from "@pablo/kernel";
+import type { Access, Effect, Risk, ToolContext, ToolFailure, ToolResult } from "@pablo/kernel";
 import type { Static, TObject, TSchema } from "typebox";
 
 /**

@@ -63,9 +63,7 @@ export function verifyTools(
         where,
       );
     }
-    tools.push(
-      toKernelTool(tool, { pluginId: manifest.id, risk, effects: entry.tool.effects, timeoutMs }),
-    );
+    tools.push(toKernelTool(tool, { pluginId: manifest.id, risk, effects: entry.tool.effects, timeoutMs }));
   }
   manifest.tools.forEach((t, i) => {
     if (!seen.has(t.name)) {
@@ -88,13 +86,17 @@ function asPluginTool(value: unknown, diagnostics: DiagnosticList): PluginTool |
   const name = typeof t["name"] === "string" ? t["name"] : String(t["name"]);
   const problems: string[] = [];
   if (typeof t["name"] !== "string") problems.push("name must be a string");
-  if (typeof t["description"] !== "string" || t["description"] === "") problems.push("description must be a non-empty string");
-  if (typeof t["summary"] !== "string" || t["summary"] === "") problems.push("summary must be a non-empty string");
+  if (typeof t["description"] !== "string" || t["description"] === "")
+    problems.push("description must be a non-empty string");
+  if (typeof t["summary"] !== "string" || t["summary"] === "")
+    problems.push("summary must be a non-empty string");
   if (typeof t["execute"] !== "function") problems.push("execute must be a function");
-  if (t["accesses"] !== undefined && typeof t["accesses"] !== "function") problems.push("accesses must be a function");
+  if (t["accesses"] !== undefined && typeof t["accesses"] !== "function")
+    problems.push("accesses must be a function");
   if (!Array.isArray(t["effects"]) || !t["effects"].every((e) => typeof e === "string"))
     problems.push("effects must be an array of strings");
-  if (t["inputSchema"] === null || typeof t["inputSchema"] !== "object") problems.push("inputSchema must be a schema object");
+  if (t["inputSchema"] === null || typeof t["inputSchema"] !== "object")
+    problems.push("inputSchema must be a schema object");
   if (problems.length > 0) {
     diagnostics.error(PluginCode.INVALID_TOOL, `tool ${name}: ${problems.join("; ")}`, { tool: name });
     return undefined;
@@ -110,16 +112,24 @@ function asPluginTool(value: unknown, diagnostics: DiagnosticList): PluginTool |
   return value as PluginTool;
 }
 
-function schemaOf(schema: TSchema, name: string, diagnostics: DiagnosticList): Record<string, unknown> | undefined {
+function schemaOf(
+  schema: TSchema,
+  name: string,
+  diagnostics: DiagnosticList,
+): Record<string, unknown> | undefined {
   let json: Record<string, unknown>;
   try {
     json = toJsonSchema(schema);
   } catch (error) {
-    diagnostics.error(PluginCode.INVALID_TOOL, `tool ${name}: inputSchema is not JSON: ${messageOf(error)}`, { tool: name });
+    diagnostics.error(PluginCode.INVALID_TOOL, `tool ${name}: inputSchema is not JSON: ${messageOf(error)}`, {
+      tool: name,
+    });
     return undefined;
   }
   if (json["type"] !== "object") {
-    diagnostics.error(PluginCode.OPEN_SCHEMA, `tool ${name}: inputSchema must be an object schema`, { tool: name });
+    diagnostics.error(PluginCode.OPEN_SCHEMA, `tool ${name}: inputSchema must be an object schema`, {
+      tool: name,
+    });
     return json;
   }
   const open = findOpenObject(json);
@@ -133,7 +143,12 @@ function schemaOf(schema: TSchema, name: string, diagnostics: DiagnosticList): R
   return json;
 }
 
-function checkEffects(declared: ManifestTool, tool: PluginTool, path: string, diagnostics: DiagnosticList): void {
+function checkEffects(
+  declared: ManifestTool,
+  tool: PluginTool,
+  path: string,
+  diagnostics: DiagnosticList,
+): void {
   const a = [...new Set(declared.effects)].sort();
   const b = [...new Set(tool.effects)].sort();
   if (a.join("\n") !== b.join("\n")) {
@@ -145,7 +160,12 @@ function checkEffects(declared: ManifestTool, tool: PluginTool, path: string, di
   }
 }
 
-function checkRisk(declared: ManifestTool, tool: PluginTool, path: string, diagnostics: DiagnosticList): Risk {
+function checkRisk(
+  declared: ManifestTool,
+  tool: PluginTool,
+  path: string,
+  diagnostics: DiagnosticList,
+): Risk {
   const risk = effectiveRisk(declared.risk);
   if (declared.risk !== risk) {
     diagnostics.warn(

@@ -12,13 +12,20 @@ export const fixturesDir = join(packageDir, "fixtures");
  * typebox (linked to this workspace's built copies) and a copy of each named fixture package,
  * installed under its package.json name. Removed when the test finishes.
  */
-export function makeDistribution(fixtures: readonly string[]): { root: string; packages: Record<string, string> } {
+export function makeDistribution(fixtures: readonly string[]): {
+  root: string;
+  packages: Record<string, string>;
+} {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "pablo-dist-")));
   onTestFinished(() => rmSync(root, { recursive: true, force: true }));
   const modules = join(root, "node_modules");
   mkdirSync(join(modules, "@pablo"), { recursive: true });
   symlinkSync(packageDir, join(modules, "@pablo", "plugins"), "dir");
-  symlinkSync(realpathSync(join(packageDir, "node_modules", "@pablo", "kernel")), join(modules, "@pablo", "kernel"), "dir");
+  symlinkSync(
+    realpathSync(join(packageDir, "node_modules", "@pablo", "kernel")),
+    join(modules, "@pablo", "kernel"),
+    "dir",
+  );
   symlinkSync(realpathSync(join(packageDir, "node_modules", "typebox")), join(modules, "typebox"), "dir");
   const packages: Record<string, string> = {};
   for (const fixture of fixtures) {
