@@ -1,1 +1,29 @@
-export {};
+export type { McpCatalog, McpCatalogConfig } from "./catalog.js";
+export { openMcpCatalog } from "./catalog.js";
+export type { McpDiagnostic } from "./diagnostics.js";
+export {
+  McpAdmissionCode,
+  McpAdmissionError,
+  McpDiagnosticCode,
+  McpErrorCode,
+} from "./diagnostics.js";
+export { isLoopbackHost } from "./http-transport.js";
+export { mcpNativeName, mcpProviderName } from "./names.js";
+export type {
+  HttpServerConfig,
+  McpOptions,
+  McpPolicy,
+  McpServerConfig,
+  StdioServerConfig,
+} from "./options-schema.js";
+export {
+  HttpServerSchema,
+  MCP_DEFAULTS,
+  McpOptionsSchema,
+  McpPolicySchema,
+  McpServerSchema,
+  StdioServerSchema,
+} from "./options-schema.js";
+export { mcpPolicyLayers } from "./policy.js";
+export type { SubsetResult } from "./schema-subset.js";
+export { boundOutputSchema, closeInputSchema, SCHEMA_SUBSET_LIMITS } from "./schema-subset.js";

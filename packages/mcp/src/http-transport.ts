@@ -1,0 +1,108 @@
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { MessageTooLarge, RedirectRefused } from "./transport-errors.js";
+
+/**
+ * Checks a configured endpoint: `https:` always; `http:` only to a literal loopback address
+ * (127.0.0.0/8 or [::1]) and only when the deployment set `allow_loopback_http`. Host names such
+ * as `localhost` do not count as loopback, because name resolution is outside Pablo's control.
+ * URLs with user information are refused (credentials come only from `headers`).
+ */
+export function checkServerUrl(text: string, allowLoopbackHttp: boolean): { url: URL } | { problem: string } {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { problem: `url ${JSON.stringify(text)} is not a valid URL` };
+  }
+  if (url.username !== "" || url.password !== "") {
+    return { problem: "url must not carry user information; use headers with credentials" };
+  }
+  if (url.protocol === "https:") return { url };
+  if (url.protocol !== "http:") return { problem: `url scheme ${url.protocol} is not supported; use https:` };
+  if (!isLoopbackHost(url.hostname)) {
+    return { problem: "plain http is allowed only to a literal loopback address; use https:" };
+  }
+  if (!allowLoopbackHttp) {
+    return {
+      problem: "plain http to loopback needs allow_loopback_http = true in the server's configuration",
+    };
+  }
+  return { url };
+}
+
+/** A literal loopback IP: 127.0.0.0/8 or ::1 (as the WHATWG URL parser writes them). */
+export function isLoopbackHost(hostname: string): boolean {
+  if (hostname === "[::1]") return true;
+  const octets = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(hostname);
+  return octets?.slice(1).every((o) => Number(o) <= 255) ?? false;
+}
+
+/**
+ * `fetch` that never follows a redirect (any 3xx, or an opaque redirect, is an error) and
+ * bounds each message the server sends: a JSON body, or one server-sent event, longer than
+ * `maxMessageBytes` errors the stream.
+ */
+export function guardedFetch(maxMessageBytes: number): FetchLike {
+  return async (url, init) => {
+    const response = await fetch(url, { ...init, redirect: "manual" });
+    if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new RedirectRefused(response.status);
+    }
+    if (!response.body) return response;
+    const sse = (response.headers.get("content-type") ?? "").includes("text/event-stream");
+    return new Response(response.body.pipeThrough(messageBound(maxMessageBytes, sse)), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+/**
+ * The Streamable HTTP client transport of the SDK, configured so that nothing is followed or
+ * replayed: redirects fail, and a dropped stream is not resumed (no reconnection attempts), so
+ * a call in flight ends as a disconnect whose remote completion is unknown.
+ */
+export function createHttpTransport(
+  url: URL,
+  headers: Readonly<Record<string, string>>,
+  maxMessageBytes: number,
+): StreamableHTTPClientTransport {
+  return new StreamableHTTPClientTransport(url, {
+    fetch: guardedFetch(maxMessageBytes),
+    requestInit: { headers: { ...headers } },
+    reconnectionOptions: {
+      maxRetries: 0,
+      initialReconnectionDelay: 1000,
+      maxReconnectionDelay: 1000,
+      reconnectionDelayGrowFactor: 1,
+    },
+  });
+}
+
+function messageBound(maxBytes: number, sse: boolean): TransformStream<Uint8Array, Uint8Array> {
+  let bytes = 0;
+  let previousNewline = false;
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (!sse) {
+        bytes += chunk.byteLength;
+      } else {
+        // An event ends at a blank line; count the bytes since the last one.
+        for (const byte of chunk) {
+          if (byte === 0x0a) {
+            if (previousNewline) bytes = 0;
+            previousNewline = true;
+          } else if (byte !== 0x0d) {
+            previousNewline = false;
+            bytes++;
+          }
+        }
+      }
+      if (bytes > maxBytes) controller.error(new MessageTooLarge(maxBytes));
+      else controller.enqueue(chunk);
+    },
+  });
+}

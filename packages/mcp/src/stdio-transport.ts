@@ -1,0 +1,171 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { endProcessGroup } from "./process-group.js";
+import { MessageTooLarge } from "./transport-errors.js";
+
+export interface StdioLaunch {
+  /** Absolute launcher; spawned without a shell, so no PATH search happens. */
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  /** The complete environment of the child: nothing is inherited. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly maxMessageBytes: number;
+  readonly shutdownTimeoutMs: number;
+}
+
+/** How the process ended, for messages and diagnostics. */
+export interface ExitInfo {
+  readonly code: number | null;
+  readonly signal: string | null;
+}
+
+const STDERR_TAIL_BYTES = 4096;
+const EXIT_DRAIN_MS = 100;
+
+/**
+ * The MCP stdio transport, owning its process: the SDK's `StdioClientTransport` inherits part of
+ * the parent's environment and does not put the server in its own process group, so Pablo spawns
+ * the process itself and uses the SDK's message framing. The child gets exactly `env`, leads its
+ * own process group, and `close()` ends and reaps the whole group. A message longer than
+ * `maxMessageBytes` is a transport error that closes the connection; stderr is drained and only
+ * its last 4 KiB are kept.
+ */
+export class ProcessStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #launch: StdioLaunch;
+  #child: ChildProcess | undefined;
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #stderrTail: Buffer = Buffer.alloc(0);
+  #exit: ExitInfo | undefined;
+  #closing: Promise<boolean> | undefined;
+  #notifiedClose = false;
+
+  constructor(launch: StdioLaunch) {
+    this.#launch = launch;
+  }
+
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  get exit(): ExitInfo | undefined {
+    return this.#exit;
+  }
+
+  /** The last bytes the server wrote to stderr, for diagnostics. */
+  stderrTail(): string {
+    return this.#stderrTail.toString("utf8");
+  }
+
+  start(): Promise<void> {
+    if (this.#child) throw new Error("the stdio transport is already started");
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.#launch.command, [...this.#launch.args], {
+        cwd: this.#launch.cwd,
+        env: { ...this.#launch.env },
+        stdio: ["pipe", "pipe", "pipe"],
+        shell: false,
+        detached: true,
+        windowsHide: true,
+      });
+      this.#child = child;
+      child.once("error", (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.once("spawn", () => resolve());
+      child.once("exit", (code, signal) => {
+        this.#exit = { code, signal };
+        // A descendant holding the pipes open would delay "close" indefinitely; the connection
+        // ends with the server process, after a moment for its last output to be read.
+        setTimeout(() => this.#closed(), EXIT_DRAIN_MS).unref();
+      });
+      child.once("close", () => this.#closed());
+      child.stdin?.on("error", (error) => this.onerror?.(error));
+      child.stdout?.on("data", (chunk: Buffer) => this.#onStdout(chunk));
+      child.stderr?.on("data", (chunk: Buffer) => this.#onStderr(chunk));
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.#child?.stdin;
+    if (!stdin || stdin.destroyed || this.#closing) return Promise.reject(new Error("not connected"));
+    return new Promise((resolve, reject) => {
+      if (stdin.write(serializeMessage(message), (error) => (error ? reject(error) : undefined))) resolve();
+      else stdin.once("drain", () => resolve());
+    });
+  }
+
+  /** Ends and reaps the process group; resolves whether that was proven. Idempotent. */
+  close(): Promise<void> {
+    return this.closeGroup().then(() => undefined);
+  }
+
+  closeGroup(): Promise<boolean> {
+    const child = this.#child;
+    if (!child) return Promise.resolve(true);
+    this.#closing ??= endProcessGroup(child, this.#launch.shutdownTimeoutMs);
+    return this.#closing;
+  }
+
+  #closed(): void {
+    if (this.#notifiedClose) return;
+    this.#notifiedClose = true;
+    this.onclose?.();
+  }
+
+  #onStdout(chunk: Buffer): void {
+    let start = 0;
+    let newline = chunk.indexOf(0x0a, start);
+    while (newline !== -1) {
+      const line = Buffer.concat([...this.#pending, chunk.subarray(start, newline)]);
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      this.#deliver(line);
+      start = newline + 1;
+      newline = chunk.indexOf(0x0a, start);
+    }
+    if (start < chunk.length) {
+      this.#pendingBytes += chunk.length - start;
+      this.#pending.push(chunk.subarray(start));
+      if (this.#pendingBytes > this.#launch.maxMessageBytes) {
+        this.#pending = [];
+        this.#pendingBytes = 0;
+        this.onerror?.(new MessageTooLarge(this.#launch.maxMessageBytes));
+        void this.close();
+      }
+    }
+  }
+
+  #deliver(line: Buffer): void {
+    if (line.length > this.#launch.maxMessageBytes) {
+      this.onerror?.(new MessageTooLarge(this.#launch.maxMessageBytes));
+      void this.close();
+      return;
+    }
+    const text = line.toString("utf8").replace(/\r$/, "");
+    if (text.trim() === "") return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(text);
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  #onStderr(chunk: Buffer): void {
+    const tail = chunk.length > STDERR_TAIL_BYTES ? chunk.subarray(chunk.length - STDERR_TAIL_BYTES) : chunk;
+    const joined = Buffer.concat([this.#stderrTail, tail]);
+    this.#stderrTail =
+      joined.length > STDERR_TAIL_BYTES ? joined.subarray(joined.length - STDERR_TAIL_BYTES) : joined;
+  }
+}
