@@ -23,8 +23,10 @@ describe("JSONL audit sink", () => {
     const sink = new JsonlAuditSink(path);
     const session = createKernel({ audit: sink }).openSession({ catalog: createCatalog([echoTool()]) });
     await session.call({ tool: "test_echo", args: { text: "one" } });
+    await new Promise(setImmediate);
     expect(readAuditFile(path).records).toHaveLength(1);
     await session.call({ tool: "nope", args: {} });
+    sink.flush();
     const { records, invalidLines } = readAuditFile(path);
     expect(invalidLines).toBe(0);
     expect(records.map((r) => [r.tool, r.decision])).toEqual([
@@ -41,7 +43,7 @@ describe("JSONL audit sink", () => {
       import { JsonlAuditSink } from ${JSON.stringify(nodeModule)};
       const sink = new JsonlAuditSink(process.argv[1]);
       const pad = "p".repeat(20000);
-      for (let i = 0; i < 200; i++) sink.write({ type: "tool.call", callId: process.pid + "-" + i, argsPreview: pad });
+      for (let i = 0; i < 200; i++) { sink.write({ type: "tool.call", callId: process.pid + "-" + i, argsPreview: pad }); sink.flush(); }
     `;
     const writers = [1, 2, 3, 4].map(
       () =>

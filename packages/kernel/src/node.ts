@@ -8,30 +8,60 @@ import { dirname, isAbsolute, join } from "node:path";
 import type { AuditRecord, AuditSink } from "./audit.js";
 
 /**
- * Appends one JSON line per record. The file is opened with `O_APPEND` and each record is one
- * `write(2)` of a complete line, so concurrent writers never interleave within a line and a reader
- * sees only whole records (plus, at worst, one incomplete last line while a write is in flight).
+ * Appends one JSON line per record. The file is opened with `O_APPEND`; records are queued and
+ * written at the end of the current event-loop turn, each batch of complete lines in one
+ * `write(2)`, so concurrent writers never interleave within a line and a reader only ever sees
+ * whole records. Queued records are flushed on `close()`, on `flush()` and when the process exits;
+ * a process killed outright can lose the records of its last turn.
  */
 export class JsonlAuditSink implements AuditSink {
   readonly path: string;
   #fd: number | undefined;
+  #pending: string[] = [];
+  #scheduled = false;
+  #pendingBytes = 0;
+  readonly #onExit = () => this.flush();
 
   constructor(path: string) {
     this.path = path;
   }
 
   write(record: AuditRecord): void {
-    if (this.#fd === undefined) {
-      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-      this.#fd = openSync(this.path, "a", 0o600);
+    const line = `${JSON.stringify(record)}\n`;
+    this.#pending.push(line);
+    this.#pendingBytes += line.length;
+    // A host that dispatches in a tight loop may not yield to the event loop for a long time:
+    // bound what waits in memory.
+    if (this.#pendingBytes >= MAX_PENDING_CHARS) {
+      this.flush();
+      return;
     }
-    const line = Buffer.from(`${JSON.stringify(record)}\n`, "utf8");
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      if (this.#fd === undefined) this.#open();
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** Writes every queued record now. */
+  flush(): void {
+    this.#scheduled = false;
+    if (this.#pending.length === 0) return;
+    if (this.#fd === undefined) this.#open();
+    const fd = this.#fd as number;
+    const data = Buffer.from(this.#pending.join(""), "utf8");
+    this.#pending = [];
+    this.#pendingBytes = 0;
     let written = 0;
-    while (written < line.length) written += writeSync(this.#fd, line, written, line.length - written);
+    while (written < data.length) written += writeSync(fd, data, written, data.length - written);
   }
 
   close(): void {
-    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.flush();
+    if (this.#fd !== undefined) {
+      closeSync(this.#fd);
+      process.removeListener("exit", this.#onExit);
+    }
     this.#fd = undefined;
   }
 
@@ -39,7 +69,15 @@ export class JsonlAuditSink implements AuditSink {
   size(): number {
     return this.#fd === undefined ? 0 : fstatSync(this.#fd).size;
   }
+
+  #open(): void {
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    this.#fd = openSync(this.path, "a", 0o600);
+    process.on("exit", this.#onExit);
+  }
 }
+
+const MAX_PENDING_CHARS = 64 * 1024;
 
 /** Reads an audit file, skipping an incomplete last line; returns the records and a count of bad lines. */
 export function readAuditFile(path: string): { records: AuditRecord[]; invalidLines: number } {

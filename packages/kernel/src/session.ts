@@ -131,7 +131,7 @@ export class Session {
   readonly #concurrency: "sequential" | "parallel-reads";
   #callTail: Promise<void> = Promise.resolve();
   #mutationTail: Promise<void> = Promise.resolve();
-  #turn = new AbortController();
+  #turn: AbortController;
   #sequence = 0;
 
   constructor(kernel: KernelOptions, options: SessionOptions) {
@@ -146,6 +146,7 @@ export class Session {
     this.#permission = options.permission ?? options.parent?.permission ?? { mode: "ask" };
     this.#concurrency = options.concurrency ?? "sequential";
     this.requester = options.requester;
+    this.#turn = this.#newTurn();
   }
 
   get mode(): OperatingMode {
@@ -176,7 +177,17 @@ export class Session {
   /** Cancels the running turn: running calls abort and outstanding permission requests deny. */
   cancelTurn(reason = "cancelled"): void {
     this.#turn.abort(new CancelledError(reason));
-    this.#turn = new AbortController();
+    this.#turn = this.#newTurn();
+  }
+
+  /** A turn controller that also aborts at the run deadline. */
+  #newTurn(): AbortController {
+    const controller = new AbortController();
+    const delay = Math.min(this.budget.remainingMs(), MAX_TIMER_MS);
+    const timer = setTimeout(() => controller.abort(new DeadlineError()), delay);
+    timer.unref?.();
+    controller.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+    return controller;
   }
 
   /** Every catalog tool with whether this session may see it, and the decision that says so. */
@@ -255,11 +266,16 @@ export class Session {
   async #dispatch(request: CallRequest): Promise<CallOutcome> {
     const started = this.#now();
     const callId = request.callId ?? `call_${++this.#sequence}_${randomUUID().slice(0, 8)}`;
-    const turnSignal = this.#turn.signal;
-    const signals = [turnSignal, ...(request.signal ? [request.signal] : [])];
     const deadline = this.budget.deadline;
-    const controller = new AbortController();
-    const callSignal = AbortSignal.any([...signals, controller.signal]);
+    // The turn's signal already carries cancellation and the run deadline; a call only needs its
+    // own controller when the host gave it a signal of its own.
+    let callSignal = this.#turn.signal;
+    let unlink = noop;
+    if (request.signal) {
+      const controller = new AbortController();
+      unlink = linkSignals(controller, [this.#turn.signal, request.signal]);
+      callSignal = controller.signal;
+    }
     const ctx = this.#context(request, callId, callSignal, deadline);
     const facts = new CallFacts(started);
     const span = startCallSpan(this.#kernel.tracer, {
@@ -300,6 +316,7 @@ export class Session {
         durationMs: facts.durationMs,
         truncated: bounded.result.truncated !== undefined,
       });
+      unlink();
       return { result: bounded.result, serialized: bounded.serialized, decision, audit: record };
     };
 
@@ -327,9 +344,7 @@ export class Session {
       return finish(entry, fail(ErrorCode.BUDGET_EXHAUSTED, budget.reason), d);
     }
 
-    const result = await this.#serializeMutation(entry, () =>
-      this.#execute(entry, args, ctx, controller, facts),
-    );
+    const result = await this.#serializeMutation(entry, () => this.#execute(entry, args, ctx, facts));
     return finish(entry, result, decision);
   }
 
@@ -493,14 +508,8 @@ export class Session {
     entry: CatalogEntry,
     args: unknown,
     ctx: ToolContext,
-    controller: AbortController,
     facts: CallFacts,
   ): Promise<ToolResult> {
-    const remaining = this.budget.remainingMs();
-    const deadlineTimer = setTimeout(
-      () => controller.abort(new DeadlineError()),
-      Math.min(remaining, MAX_TIMER_MS),
-    );
     const bodyStarted = this.#now();
     this.#emit({
       type: "tool.started",
@@ -532,8 +541,6 @@ export class Session {
               "the tool did not settle after cancellation; its work may still be running",
             )
           : fail(ErrorCode.TOOL_FAILED, `${entry.providerName} failed: ${messageOf(error)}`);
-    } finally {
-      clearTimeout(deadlineTimer);
     }
     facts.durationMs = this.#now() - bodyStarted;
     if (
@@ -695,6 +702,8 @@ function cancelledResult(signal: AbortSignal): ToolResult {
   return fail(ErrorCode.TOOL_CANCELLED, "the call was cancelled");
 }
 
+function noop(): void {}
+
 function denyDecision(rule: string, reason: string): Decision {
   return { verdict: "deny", layer: "session", rule, reason };
 }
@@ -711,7 +720,8 @@ async function askWithin(
   request: Parameters<PermissionBroker["request"]>[0],
 ): Promise<PermissionAnswer | "timeout" | "cancelled"> {
   const controller = new AbortController();
-  const signal = AbortSignal.any([callSignal, controller.signal]);
+  const unlink = linkSignals(controller, [callSignal]);
+  const signal = controller.signal;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<"timeout">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), timeoutMs);
@@ -728,8 +738,30 @@ async function askWithin(
     return await Promise.race([answered, timeout, cancelled]);
   } finally {
     clearTimeout(timer);
+    unlink();
     controller.abort();
   }
+}
+
+/**
+ * Aborts `controller` when any source aborts, and returns a function that detaches the listeners.
+ * Cheaper than `AbortSignal.any`, which keeps weak references alive across calls on Node 20.
+ */
+function linkSignals(controller: AbortController, sources: readonly (AbortSignal | undefined)[]): () => void {
+  const detach: Array<() => void> = [];
+  for (const source of sources) {
+    if (!source) continue;
+    if (source.aborted) {
+      controller.abort(source.reason);
+      continue;
+    }
+    const forward = () => controller.abort(source.reason);
+    source.addEventListener("abort", forward, { once: true });
+    detach.push(() => source.removeEventListener("abort", forward));
+  }
+  return () => {
+    for (const d of detach) d();
+  };
 }
 
 /** Resolves with the tool's result; once `signal` aborts, waits at most `graceMs` more. */
