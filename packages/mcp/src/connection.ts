@@ -209,7 +209,10 @@ export class McpConnection {
   }
 
   #startupMessage(error: unknown): string {
-    const base = this.#describe(this.#lastError instanceof RedirectRefused ? this.#lastError : error);
+    const base =
+      this.#lastError instanceof RedirectRefused
+        ? this.#describe(this.#lastError)
+        : (this.#ended ?? this.#describe(error));
     const tail = this.#stdio?.stderrTail().trim();
     return tail ? `${base}; stderr ends with: ${this.#scrub(tail.slice(-512))}` : base;
   }

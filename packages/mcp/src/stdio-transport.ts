@@ -46,6 +46,7 @@ export class ProcessStdioTransport implements Transport {
   #exit: ExitInfo | undefined;
   #closing: Promise<boolean> | undefined;
   #notifiedClose = false;
+  #discarding = false;
 
   constructor(launch: StdioLaunch) {
     this.#launch = launch;
@@ -122,6 +123,7 @@ export class ProcessStdioTransport implements Transport {
   }
 
   #onStdout(chunk: Buffer): void {
+    if (this.#discarding) return;
     let start = 0;
     let newline = chunk.indexOf(0x0a, start);
     while (newline !== -1) {
@@ -129,25 +131,20 @@ export class ProcessStdioTransport implements Transport {
       this.#pending = [];
       this.#pendingBytes = 0;
       this.#deliver(line);
+      if (this.#discarding) return;
       start = newline + 1;
       newline = chunk.indexOf(0x0a, start);
     }
     if (start < chunk.length) {
       this.#pendingBytes += chunk.length - start;
       this.#pending.push(chunk.subarray(start));
-      if (this.#pendingBytes > this.#launch.maxMessageBytes) {
-        this.#pending = [];
-        this.#pendingBytes = 0;
-        this.onerror?.(new MessageTooLarge(this.#launch.maxMessageBytes));
-        void this.close();
-      }
+      if (this.#pendingBytes > this.#launch.maxMessageBytes) this.#tooLarge();
     }
   }
 
   #deliver(line: Buffer): void {
     if (line.length > this.#launch.maxMessageBytes) {
-      this.onerror?.(new MessageTooLarge(this.#launch.maxMessageBytes));
-      void this.close();
+      this.#tooLarge();
       return;
     }
     const text = line.toString("utf8").replace(/\r$/, "");
@@ -160,6 +157,15 @@ export class ProcessStdioTransport implements Transport {
       return;
     }
     this.onmessage?.(message);
+  }
+
+  /** The rest of the output is discarded: the connection is over. */
+  #tooLarge(): void {
+    this.#discarding = true;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.onerror?.(new MessageTooLarge(this.#launch.maxMessageBytes));
+    void this.close();
   }
 
   #onStderr(chunk: Buffer): void {

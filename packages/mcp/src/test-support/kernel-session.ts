@@ -36,3 +36,9 @@ export async function sessionOver(
   });
   return { session, audit, catalogDiagnostics };
 }
+
+/** The text blocks of a successful MCP tool result, joined. */
+export function textOf(result: { ok: boolean; data?: unknown }): string {
+  if (!result.ok) throw new Error(`expected success, got ${JSON.stringify(result)}`);
+  return ((result.data as { text: string[] }).text ?? []).join("");
+}
