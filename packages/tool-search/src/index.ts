@@ -1,1 +1,12 @@
-export {};
+export type { CatalogTextOptions } from "./catalog-text.js";
+export { onDemandCatalog } from "./catalog-text.js";
+export { DeferredToolSet } from "./deferred-set.js";
+export type { SearchDocument } from "./document.js";
+export { documentOf, parametersOf } from "./document.js";
+export { stem, tokenize } from "./text.js";
+export type { ToolSearchOutput, ToolSearchToolOptions } from "./tool.js";
+export { createToolSearchTool } from "./tool.js";
+export type { SearchHit } from "./tool-index.js";
+export { ToolIndex } from "./tool-index.js";
+export type { AttachedSession, ToolSearchOptions } from "./tool-search.js";
+export { createToolSearch, ToolSearch } from "./tool-search.js";
