@@ -40,7 +40,7 @@ export function startFixtureHttp(tools: readonly FixtureTool[]): Promise<Listeni
       const tool = tools.find((t) => t.name === request.params.name);
       return tool ? tool.call(req) : { content: [{ type: "text", text: "unknown" }], isError: true };
     });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new StreamableHTTPServerTransport({});
     res.on("close", () => {
       void transport.close();
       void server.close();
