@@ -107,8 +107,13 @@ function typesOf(node: JsonObject, pointer: string, mode: Mode): string[] {
   const type = node["type"];
   if (type === undefined) {
     if (node["enum"] !== undefined || node["const"] !== undefined) return [...PRIMITIVE_TYPES];
-    const constrained = Object.keys(node).some((k) => !ANNOTATIONS.has(k) && !DROPPED.has(k));
-    if (mode === "output" && !constrained) return [];
+    const keyword = Object.keys(node).find(
+      (k) => !ANNOTATIONS.has(k) && !DROPPED.has(k) && !k.startsWith("x-"),
+    );
+    if (keyword !== undefined) {
+      throw new OutsideSubset(pointer, `keyword "${keyword}" is outside the supported subset`);
+    }
+    if (mode === "output") return [];
     throw new OutsideSubset(pointer, "a value without a type is outside the supported subset");
   }
   if (typeof type === "string") {
