@@ -12,13 +12,26 @@ const STOPWORDS = new Set(
  */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  const spaced = text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2");
-  for (const raw of spaced.toLowerCase().split(/[^a-z0-9]+/)) {
+  const spaced = /[A-Z]/.test(text)
+    ? text
+        .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+        .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+        .toLowerCase()
+    : text;
+  for (const raw of spaced.split(/[^a-z0-9]+/)) {
     if (raw.length === 0 || STOPWORDS.has(raw)) continue;
-    out.push(stem(raw));
+    let stemmed = STEMS.get(raw);
+    if (stemmed === undefined) {
+      stemmed = stem(raw);
+      if (STEMS.size < 100_000) STEMS.set(raw, stemmed);
+    }
+    out.push(stemmed);
   }
   return out;
 }
+
+/** Stems of words seen so far: tool text repeats a small vocabulary, so this saves most stemming. */
+const STEMS = new Map<string, string>();
 
 /** A small, predictable suffix stripper (not Porter): enough to fold plurals and tenses. */
 export function stem(word: string): string {

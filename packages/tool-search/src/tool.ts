@@ -1,4 +1,4 @@
-import { defineTool, ErrorCode, fail, ok, type ToolDefinition } from "@pablo/kernel";
+import { defineTool, ErrorCode, fail, type ToolDefinition } from "@pablo/kernel";
 import Type from "typebox";
 import type { SearchDocument } from "./document.js";
 import type { AttachedSession } from "./tool-search.js";
