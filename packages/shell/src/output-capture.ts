@@ -10,15 +10,17 @@ export interface CapturedText {
 
 /**
  * Keeps the first half and the last half of `limit` bytes of a stream and counts the rest, so its
- * memory stays constant whatever the command prints. Chunks are kept by reference, not copied:
- * the tail holds the fewest recent chunks that cover its half.
+ * memory stays constant whatever the command prints. Chunks are copied (the caller may reuse its
+ * buffer): the head into a fixed buffer, the tail into a ring.
  */
 export class OutputCapture {
   readonly #headLimit: number;
   readonly #tailLimit: number;
-  readonly #head: Buffer[] = [];
+  #head: Buffer | undefined;
   #headBytes = 0;
-  readonly #tail: Buffer[] = [];
+  #ring: Buffer | undefined;
+  /** Where the next tail byte goes. */
+  #ringAt = 0;
   #tailBytes = 0;
   #total = 0;
 
@@ -31,33 +33,31 @@ export class OutputCapture {
     return this.#total;
   }
 
-  push(chunk: Buffer): void {
+  push(chunk: Uint8Array): void {
     this.#total += chunk.length;
     let rest = chunk;
     if (this.#headBytes < this.#headLimit) {
+      this.#head ??= Buffer.allocUnsafe(this.#headLimit);
       const take = Math.min(rest.length, this.#headLimit - this.#headBytes);
-      this.#head.push(rest.subarray(0, take));
+      this.#head.set(rest.subarray(0, take), this.#headBytes);
       this.#headBytes += take;
       rest = rest.subarray(take);
-      if (rest.length === 0) return;
     }
-    this.#tail.push(rest);
-    this.#tailBytes += rest.length;
-    for (
-      let first = this.#tail[0];
-      first && this.#tailBytes - first.length >= this.#tailLimit;
-      first = this.#tail[0]
-    ) {
-      this.#tail.shift();
-      this.#tailBytes -= first.length;
-    }
+    if (rest.length === 0 || this.#tailLimit === 0) return;
+    this.#ring ??= Buffer.allocUnsafe(this.#tailLimit);
+    // Only the last ring-full of a large chunk can survive.
+    if (rest.length > this.#tailLimit) rest = rest.subarray(rest.length - this.#tailLimit);
+    const first = Math.min(rest.length, this.#tailLimit - this.#ringAt);
+    this.#ring.set(rest.subarray(0, first), this.#ringAt);
+    this.#ring.set(rest.subarray(first), 0);
+    this.#ringAt = (this.#ringAt + rest.length) % this.#tailLimit;
+    this.#tailBytes = Math.min(this.#tailLimit, this.#tailBytes + rest.length);
   }
 
   /** The kept bytes as text. Codepoints cut at the gap are dropped rather than garbled. */
   text(): CapturedText {
-    const head = Buffer.concat(this.#head);
-    const joined = Buffer.concat(this.#tail);
-    const tail = joined.subarray(Math.max(0, joined.length - this.#tailLimit));
+    const head = this.#head?.subarray(0, this.#headBytes) ?? Buffer.alloc(0);
+    const tail = this.#tail();
     const droppedBytes = this.#total - head.length - tail.length;
     if (droppedBytes === 0) {
       return { text: Buffer.concat([head, tail]).toString("utf8"), totalBytes: this.#total, droppedBytes };
@@ -66,6 +66,12 @@ export class OutputCapture {
     const after = tail.subarray(firstLeadByte(tail)).toString("utf8");
     const text = `${before}\n[… ${droppedBytes} bytes dropped …]\n${after}`;
     return { text, totalBytes: this.#total, droppedBytes };
+  }
+
+  #tail(): Buffer {
+    if (!this.#ring) return Buffer.alloc(0);
+    if (this.#tailBytes < this.#tailLimit) return this.#ring.subarray(0, this.#tailBytes);
+    return Buffer.concat([this.#ring.subarray(this.#ringAt), this.#ring.subarray(0, this.#ringAt)]);
   }
 }
 

@@ -28,28 +28,56 @@ export interface PlanDeps {
   readonly resolveCwd: ResolveCwd;
 }
 
-/** Everything a call needs, decided before anything runs. */
-export interface CallPlan {
+/** What running a call needs, checked before anything runs. */
+export interface PreparedCall {
   readonly shell: ShellEntry;
   readonly cwd: string;
-  readonly parsed: ParsedCommandLine;
   readonly timeoutMs: number;
+}
+
+/** A prepared call with the parsed line and the accesses the kernel decides on. */
+export interface CallPlan extends PreparedCall {
+  readonly parsed: ParsedCommandLine;
   readonly accesses: readonly Access[];
 }
 
 export const SEARCH_PATH: readonly string[] = CLEAN_PATH.split(":");
 
 /**
- * Plans one call: checks the options and arguments, pins the shell, contains the working
- * directory and parses the command line into the accesses the kernel decides on. Used by both
- * `accesses` (so a dry run reports the same decision) and `execute` (which re-checks containment
- * right before spawning).
+ * Plans one call for `accesses`: prepares it, then parses the command line into the accesses the
+ * kernel decides on, so a dry run reports exactly the decision a call would get.
  */
 export async function planCall(
   args: ShellRunArgs,
   ctx: ToolContext,
   deps: PlanDeps,
 ): Promise<CallPlan | ToolFailure> {
+  const prepared = await prepareCall(args, ctx, deps);
+  if ("ok" in prepared) return prepared;
+  const parsed = parseCommandLine(args.command, { maxLength: deps.options.maxCommandLength });
+  if (deps.options.compound === "deny" && isCompound(parsed)) {
+    return fail(ErrorCode.TOOL_DENIED, 'lists and pipelines are refused by options.shell.compound = "deny"', {
+      layer: "shell",
+      rule: "shell.compound",
+    });
+  }
+  const accesses: Access[] = [
+    { dimension: "executable", path: prepared.shell.path },
+    { dimension: "fs.read", path: prepared.cwd, root: "workspace" },
+    ...commandAccesses(parsed, prepared.cwd, SEARCH_PATH),
+  ];
+  return { ...prepared, parsed, accesses };
+}
+
+/**
+ * Checks the options and arguments, pins the shell and contains the working directory. `execute`
+ * calls it again right before spawning, so containment and the shell pin are re-checked at use.
+ */
+export async function prepareCall(
+  args: ShellRunArgs,
+  ctx: ToolContext,
+  deps: PlanDeps,
+): Promise<PreparedCall | ToolFailure> {
   const { options } = deps;
   if (!options.enabled) {
     return fail(ErrorCode.TOOL_DENIED, "shell.run is disabled by options.shell.enabled", {
@@ -64,26 +92,12 @@ export async function planCall(
     return fail(
       ErrorCode.INVALID_ARGUMENT,
       `timeout_ms ${timeoutMs} exceeds the shell deadline of ${options.deadlineMs} ms`,
-      {
-        deadlineMs: options.deadlineMs,
-      },
+      { deadlineMs: options.deadlineMs },
     );
   }
   const shell = pinShell(ctx, options.shell);
   if ("ok" in shell) return shell;
   const cwd = await deps.resolveCwd(deps.workspace, args.cwd ?? ".");
   if (!cwd.ok) return { ok: false, error: cwd.error };
-  const parsed = parseCommandLine(args.command, { maxLength: options.maxCommandLength });
-  if (options.compound === "deny" && isCompound(parsed)) {
-    return fail(ErrorCode.TOOL_DENIED, 'lists and pipelines are refused by options.shell.compound = "deny"', {
-      layer: "shell",
-      rule: "shell.compound",
-    });
-  }
-  const accesses: Access[] = [
-    { dimension: "executable", path: shell.path },
-    { dimension: "fs.read", path: cwd.path, root: "workspace" },
-    ...commandAccesses(parsed, cwd.path, SEARCH_PATH),
-  ];
-  return { shell, cwd: cwd.path, parsed, timeoutMs, accesses };
+  return { shell, cwd: cwd.path, timeoutMs };
 }

@@ -35,17 +35,24 @@ export interface ProcessControl {
  * runs scan only that range (a few entries for a fast command); longer ones scan everything.
  */
 const RANGE_SCAN_MS = 1_000;
+const DIRECT_PROBE_LIMIT = 256;
 
 /** The `/proc` implementation of {@link ProcessControl}. */
 export function procProcessControl(procRoot = "/proc"): ProcessControl {
   const self = process.pid;
   const candidates = (run: RunIdentity): number[] => {
+    const last = performance.now() - run.startedAt < RANGE_SCAN_MS ? lastPid(procRoot) : undefined;
+    if (last !== undefined && last >= run.leader && last - run.leader < DIRECT_PROBE_LIMIT) {
+      // Few PIDs were handed out since the leader: probe them instead of listing all of /proc.
+      const pids: number[] = [];
+      for (let pid = run.leader; pid <= last; pid++) if (pid !== self) pids.push(pid);
+      return pids;
+    }
     const all: number[] = [];
     for (const entry of readdirSync(procRoot)) {
       const pid = Number(entry);
       if (Number.isInteger(pid) && pid > 1 && pid !== self) all.push(pid);
     }
-    const last = performance.now() - run.startedAt < RANGE_SCAN_MS ? lastPid(procRoot) : undefined;
     if (last === undefined) return all;
     return last >= run.leader
       ? all.filter((pid) => pid >= run.leader && pid <= last)

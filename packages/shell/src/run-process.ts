@@ -3,6 +3,7 @@ import { once } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
 import { endProcesses } from "./end-processes.js";
 import { type CapturedText, OutputCapture } from "./output-capture.js";
+import { type OutputChannel, openOutputChannel } from "./output-channel.js";
 import { outputTargets, type ProcessControl, type ProcessInfo, type RunIdentity } from "./proc-processes.js";
 import { ProgressStream } from "./progress-stream.js";
 
@@ -47,102 +48,127 @@ export interface RunOutcome {
  */
 export async function runProcess(request: RunRequest): Promise<RunOutcome> {
   const started = performance.now();
-  const captures = {
-    stdout: new OutputCapture(request.maxOutputBytes),
-    stderr: new OutputCapture(request.maxOutputBytes),
-  };
+  const output = await openOutput(request);
   let child: ChildProcess;
   try {
     child = spawn(request.executable, [...request.args], {
       cwd: request.cwd,
       env: request.env,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["ignore", output.stdout.channel.stdio, output.stderr.channel.stdio],
       detached: true,
     });
   } catch (error) {
-    return spawnFailed(error, captures, started);
+    output.destroy();
+    return spawnFailed(error, output, started);
   }
   const leader = child.pid;
   if (leader === undefined) {
     const [error] = (await once(child, "error")) as [unknown];
-    return spawnFailed(error, captures, started);
+    output.destroy();
+    return spawnFailed(error, output, started);
   }
+  // Read while the shell is still starting, before anything could have inherited them.
   const targets = outputTargets(leader);
+  output.stdout.channel.attach(child.stdout);
+  output.stderr.channel.attach(child.stderr);
   // Errors after a successful spawn (a failed kill) carry nothing the outcome needs.
   child.on("error", () => undefined);
-  const run: RunIdentity = { leader, marker: request.marker, startedAt: started };
-  const closed = once(child, "close").then(() => true);
-  const streams = attachStreams(child, captures, request.onOutput);
   const exited = once(child, "exit").then(([code, signal]) => ({
     kind: "exited" as const,
     exitCode: code as number | null,
     signal: signal as string | null,
   }));
+  const drained = Promise.all([exited, output.stdout.channel.closed, output.stderr.channel.closed]).then(
+    () => true,
+  );
 
   const end = await untilEnd(exited, request);
+  const run: RunIdentity = { leader, marker: request.marker, startedAt: started };
+  const cleanup = await endRun(request, run, targets, drained, end.kind !== "exited");
+  if (cleanup.survivors.length > 0) output.destroy();
+  output.stdout.progress.end();
+  output.stderr.progress.end();
+  return {
+    end,
+    stdout: output.stdout.capture.text(),
+    stderr: output.stderr.capture.text(),
+    survivors: cleanup.survivors,
+    ended: cleanup.ended,
+    durationMs: performance.now() - started,
+  };
+}
+
+/**
+ * Ends the run's processes, then waits for its output to drain. Output still open after the
+ * processes are gone means a holder outside the group that dropped the marker: holders of the
+ * output descriptors are ended too, and an output that never closes is reported as a survivor.
+ */
+async function endRun(
+  request: RunRequest,
+  run: RunIdentity,
+  targets: readonly string[],
+  drained: Promise<boolean>,
+  leaderRunning: boolean,
+): Promise<{ survivors: ProcessInfo[]; ended: number }> {
+  const { control } = request;
   const deadline = performance.now() + request.cleanupMs;
-  const control = request.control;
   const group = await endProcesses({
     control,
     find: () => control.find(run),
-    group: leader,
+    group: run.leader,
     graceMs: request.killGraceMs,
     deadline,
   });
-  let survivors: ProcessInfo[] = group.survivors;
-  let ended = Math.max(0, group.signalled - (end.kind === "exited" ? 0 : 1));
-  if (survivors.length === 0 && !(await settles(closed, Math.min(250, deadline - performance.now())))) {
-    // Output is still open: something outside the group that dropped the marker holds it.
-    const holders = await endProcesses({
-      control,
-      find: () => control.holders(run, targets),
-      graceMs: Math.min(request.killGraceMs, 500),
-      deadline,
+  const ended = Math.max(0, group.signalled - (leaderRunning ? 1 : 0));
+  if (group.survivors.length > 0) return { survivors: group.survivors, ended };
+  if (await settles(drained, Math.min(250, deadline - performance.now()))) return { survivors: [], ended };
+  const holders = await endProcesses({
+    control,
+    find: () => control.holders(run, targets),
+    graceMs: Math.min(request.killGraceMs, 500),
+    deadline,
+  });
+  const total = ended + holders.signalled;
+  if (holders.survivors.length > 0) return { survivors: holders.survivors, ended: total };
+  if (await settles(drained, deadline - performance.now())) return { survivors: [], ended: total };
+  return { survivors: [{ pid: 0, name: "unknown holder of the output" }], ended: total };
+}
+
+interface StreamOutput {
+  readonly capture: OutputCapture;
+  readonly progress: ProgressStream;
+  readonly channel: OutputChannel;
+}
+
+interface RunOutput {
+  readonly stdout: StreamOutput;
+  readonly stderr: StreamOutput;
+  destroy(): void;
+}
+
+async function openOutput(request: RunRequest): Promise<RunOutput> {
+  const open = async (name: "stdout" | "stderr"): Promise<StreamOutput> => {
+    const capture = new OutputCapture(request.maxOutputBytes);
+    const progress = new ProgressStream((text) => request.onOutput(name, text));
+    const channel = await openOutputChannel((chunk) => {
+      capture.push(chunk);
+      progress.push(chunk);
     });
-    ended += holders.signalled;
-    survivors = holders.survivors;
-    if (survivors.length === 0 && !(await settles(closed, deadline - performance.now()))) {
-      survivors = [{ pid: 0, name: "unknown holder of the output pipe" }];
-    }
-  }
-  if (survivors.length > 0) {
-    child.stdout?.destroy();
-    child.stderr?.destroy();
-  }
-  streams.stdout.end();
-  streams.stderr.end();
+    return { capture, progress, channel };
+  };
+  const [stdout, stderr] = await Promise.all([open("stdout"), open("stderr")]);
   return {
-    end,
-    stdout: captures.stdout.text(),
-    stderr: captures.stderr.text(),
-    survivors,
-    ended,
-    durationMs: performance.now() - started,
+    stdout,
+    stderr,
+    destroy: () => {
+      stdout.channel.destroy();
+      stderr.channel.destroy();
+    },
   };
 }
 
 /** setTimeout fires at once for delays past 2^31-1 ms. */
 const MAX_TIMER_MS = 2_147_483_647;
-
-type Captures = { stdout: OutputCapture; stderr: OutputCapture };
-
-function attachStreams(
-  child: ChildProcess,
-  captures: Captures,
-  onOutput: RunRequest["onOutput"],
-): { stdout: ProgressStream; stderr: ProgressStream } {
-  const progress = {
-    stdout: new ProgressStream((text) => onOutput("stdout", text)),
-    stderr: new ProgressStream((text) => onOutput("stderr", text)),
-  };
-  for (const name of ["stdout", "stderr"] as const) {
-    child[name]?.on("data", (chunk: Buffer) => {
-      captures[name].push(chunk);
-      progress[name].push(chunk);
-    });
-  }
-  return progress;
-}
 
 /** Waits for the leader to exit, the timeout, or cancellation, whichever comes first. */
 async function untilEnd(exited: Promise<RunEnd>, request: RunRequest): Promise<RunEnd> {
@@ -173,12 +199,12 @@ async function settles(promise: Promise<boolean>, ms: number): Promise<boolean> 
   }
 }
 
-function spawnFailed(error: unknown, captures: Captures, started: number): RunOutcome {
+function spawnFailed(error: unknown, output: RunOutput, started: number): RunOutcome {
   const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "EUNKNOWN";
   return {
     end: { kind: "spawn-failed", code, message: error instanceof Error ? error.message : String(error) },
-    stdout: captures.stdout.text(),
-    stderr: captures.stderr.text(),
+    stdout: output.stdout.capture.text(),
+    stderr: output.stderr.capture.text(),
     survivors: [],
     ended: 0,
     durationMs: performance.now() - started,

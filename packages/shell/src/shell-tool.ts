@@ -3,7 +3,7 @@ import { defineTool, ErrorCode, fail, type ToolDefinition } from "@pablo/kernel"
 import { cleanEnvironment, RUN_MARKER_VARIABLE } from "./clean-env.js";
 import { defaultResolveCwd } from "./default-resolve-cwd.js";
 import { resolveShellOptions, type ShellOptions } from "./options.js";
-import { planCall, type ResolveCwd } from "./plan-call.js";
+import { planCall, prepareCall, type ResolveCwd } from "./plan-call.js";
 import { type ProcessControl, procProcessControl } from "./proc-processes.js";
 import { runProcess } from "./run-process.js";
 import { shellResult } from "./shell-result.js";
@@ -49,7 +49,7 @@ export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRu
       return "ok" in plan ? plan : plan.accesses;
     },
     async execute(args, ctx) {
-      const plan = await planCall(args, ctx, deps);
+      const plan = await prepareCall(args, ctx, deps);
       if ("ok" in plan) return plan;
       if (ctx.signal.aborted)
         return fail(ErrorCode.TOOL_CANCELLED, "the call was cancelled before the command started");

@@ -1,0 +1,94 @@
+/**
+ * Benchmarks for shell.run, each against a reference measured in the same run:
+ * 1. shell.run of `true` through the kernel versus a bare spawn of `/bin/sh -c true`;
+ * 2. a command printing 2 GiB with the default output bound: peak RSS growth of this process, and
+ *    throughput versus the same command writing to /dev/null (and versus a bare Node pipe read).
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createCatalog, createKernel, type Session } from "@pablo/kernel";
+import { createShellTool, type ResolveCwd } from "../src/index.js";
+
+const workspace = realpathSync(mkdtempSync(join(tmpdir(), "pablo-shell-bench-")));
+const resolveCwd: ResolveCwd = async (root) => ({ ok: true, path: root });
+const tool = createShellTool({ workspace, resolveCwd });
+const session = createKernel().openSession({ catalog: createCatalog([tool]), permission: { mode: "auto" } });
+
+function bareSpawn(command: string, read: boolean): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("/bin/sh", ["-c", command], { stdio: ["ignore", "pipe", "pipe"] });
+    let bytes = 0;
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (read) bytes += chunk.length;
+    });
+    child.stderr.resume();
+    child.on("error", reject);
+    child.on("close", () => resolve(bytes));
+  });
+}
+
+async function shellRun(s: Session, command: string): Promise<void> {
+  const { result } = await s.call({ tool: "shell_run", args: { command, timeout_ms: 600_000 } });
+  if (!result.ok) throw new Error(`shell.run failed: ${JSON.stringify(result.error).slice(0, 300)}`);
+}
+
+async function time(run: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await run();
+  return performance.now() - started;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+async function benchTrue(rounds: number): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    await bareSpawn("true", false);
+    await shellRun(session, "true");
+  }
+  const bare: number[] = [];
+  const tool: number[] = [];
+  // Interleaved, so drift on a noisy machine hits both alike.
+  for (let i = 0; i < rounds; i++) {
+    bare.push(await time(() => bareSpawn("true", false)));
+    tool.push(await time(() => shellRun(session, "true")));
+  }
+  const ratio = median(tool) / median(bare);
+  console.log(
+    `true: shell.run median ${median(tool).toFixed(2)} ms, bare spawn median ${median(bare).toFixed(2)} ms, ratio ${ratio.toFixed(2)}x (target <= 1.3x)`,
+  );
+}
+
+async function benchFlood(gib: number): Promise<void> {
+  const command = `head -c ${gib}G /dev/zero`;
+  const baseline = process.memoryUsage().rss;
+  let peak = baseline;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 5);
+  const toolMs = await time(() => shellRun(session, command));
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().rss);
+  const devNullMs = await time(() => bareSpawn(`${command} > /dev/null`, false));
+  const nodeReadMs = await time(() => bareSpawn(command, true));
+  const growth = (peak - baseline) / 2 ** 20;
+  const mibPerS = (ms: number) => ((gib * 1024) / (ms / 1000)).toFixed(0);
+  console.log(`flood ${gib} GiB: peak RSS growth ${growth.toFixed(1)} MiB (target < 32 MiB)`);
+  console.log(
+    `flood ${gib} GiB: shell.run ${mibPerS(toolMs)} MiB/s, sh -c '... > /dev/null' ${mibPerS(devNullMs)} MiB/s, throughput ratio ${(devNullMs / toolMs).toFixed(2)}x (target >= 0.8x)`,
+  );
+  console.log(
+    `flood ${gib} GiB: bare Node pipe read ${mibPerS(nodeReadMs)} MiB/s (${(devNullMs / nodeReadMs).toFixed(2)}x of /dev/null; shell.run is ${(nodeReadMs / toolMs).toFixed(2)}x of it)`,
+  );
+}
+
+try {
+  await benchTrue(Number(process.env["BENCH_ROUNDS"] ?? 40));
+  await benchFlood(Number(process.env["BENCH_GIB"] ?? 2));
+} finally {
+  rmSync(workspace, { recursive: true, force: true });
+}

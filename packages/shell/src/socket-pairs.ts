@@ -1,0 +1,149 @@
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { connect, createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+
+/** A connected pair of Unix stream sockets: the writer goes to a child, the reader stays here. */
+export interface SocketPair {
+  readonly reader: Socket;
+  readonly writer: Socket;
+}
+
+const READ_BUFFER_BYTES = 256 * 1024;
+const TOKEN_BYTES = 16;
+const SPARES = 2;
+
+/**
+ * Takes a connected pair whose reader delivers every read through `onChunk`, as a view of one
+ * reused buffer. Pairs come from a private listening socket made once per process (in a 0700
+ * temporary directory); a couple are kept ready so a run does not wait for the handshake.
+ * Rejects when no pair can be made.
+ */
+export async function takeSocketPair(onChunk: (chunk: Buffer) => void): Promise<SocketPair> {
+  server ??= startServer();
+  const current = await server;
+  if (!current) throw new Error("no socket pair server");
+  try {
+    return await current.take(onChunk);
+  } catch (error) {
+    // The socket may have been removed (a tmp cleaner); the next run starts a new server.
+    server = undefined;
+    throw error;
+  }
+}
+
+interface PooledPair extends SocketPair {
+  sink: (chunk: Buffer) => void;
+}
+
+class PairServer {
+  readonly #server: Server;
+  readonly #path: string;
+  readonly #waiting = new Map<string, (socket: Socket) => void>();
+  readonly #spares: Array<Promise<PooledPair | undefined>> = [];
+
+  constructor(server: Server, path: string) {
+    this.#server = server;
+    this.#path = path;
+    server.on("connection", (socket) => this.#accept(socket));
+  }
+
+  async take(onChunk: (chunk: Buffer) => void): Promise<SocketPair> {
+    const spare = this.#spares.shift();
+    // Replenished once the caller has moved on, so making a pair never delays a run.
+    setImmediate(() => {
+      while (this.#spares.length < SPARES) this.#spares.push(this.#make().catch(() => undefined));
+    });
+    const pair = (await spare) ?? (await this.#make());
+    pair.sink = onChunk;
+    pair.reader.ref();
+    pair.writer.ref();
+    return pair;
+  }
+
+  /** Connects a reader and matches it with the accepted end by a random token. */
+  async #make(): Promise<PooledPair> {
+    const token = randomBytes(TOKEN_BYTES).toString("hex");
+    const accepted = new Promise<Socket>((resolve) => this.#waiting.set(token, resolve));
+    const buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
+    const pair: { sink: (chunk: Buffer) => void } = { sink: () => undefined };
+    const reader = connect({
+      path: this.#path,
+      onread: {
+        buffer,
+        callback: (nread: number) => {
+          pair.sink(buffer.subarray(0, nread));
+          return true;
+        },
+      },
+    });
+    reader.on("error", () => undefined);
+    try {
+      await once(reader, "connect");
+      reader.write(Buffer.from(token, "hex"));
+      const writer = await withTimeout(accepted, 2_000);
+      // A spare must not keep the process alive.
+      reader.unref();
+      writer.unref();
+      return Object.assign(pair, { reader, writer });
+    } catch (error) {
+      this.#waiting.delete(token);
+      reader.destroy();
+      throw error;
+    }
+  }
+
+  #accept(socket: Socket): void {
+    socket.on("error", () => undefined);
+    let received = Buffer.alloc(0);
+    const onData = (data: Buffer) => {
+      received = Buffer.concat([received, data]);
+      if (received.length < TOKEN_BYTES) return;
+      socket.off("data", onData);
+      socket.pause();
+      const token = received.subarray(0, TOKEN_BYTES).toString("hex");
+      const resolve = this.#waiting.get(token);
+      this.#waiting.delete(token);
+      if (resolve && received.length === TOKEN_BYTES) resolve(socket);
+      else socket.destroy();
+    };
+    socket.on("data", onData);
+  }
+
+  close(): void {
+    this.#server.close();
+    rmSync(dirname(this.#path), { recursive: true, force: true });
+  }
+}
+
+let server: Promise<PairServer | undefined> | undefined;
+
+async function startServer(): Promise<PairServer | undefined> {
+  try {
+    const dir = mkdtempSync(join(tmpdir(), "pablo-shell-"));
+    const path = join(dir, "out.sock");
+    const listener = createServer();
+    listener.listen(path);
+    await once(listener, "listening");
+    listener.unref();
+    const pairServer = new PairServer(listener, path);
+    process.once("exit", () => pairServer.close());
+    return pairServer;
+  } catch {
+    return undefined;
+  }
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("socket pair timed out")), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
