@@ -199,3 +199,43 @@ function contextFull(
     skill: skill.id,
   };
 }
+
+/**
+ * `pablo skills show`: one skill read in full, as activation would read it, without a context
+ * bound, together with what discovery said about it. A skill that does not load gives the
+ * diagnostics that explain why instead of a bare "not found".
+ */
+export async function showSkill(
+  ref: string,
+  discovery: Discovery,
+  options: { readonly maxSkillBytes?: number } = {},
+): Promise<{ skill?: ActivatedSkill; diagnostics: SkillDiagnostic[] }> {
+  const skill = resolveSkill(ref, discovery.skills);
+  const about = (id: string) => discovery.diagnostics.filter((d) => d.skill === id);
+  if (!skill) {
+    const trimmed = ref.trim();
+    const known = discovery.diagnostics.filter(
+      (d) =>
+        d.skill !== undefined &&
+        (d.skill === trimmed || (!trimmed.includes("/") && d.skill.endsWith(`/${trimmed}`))),
+    );
+    if (known.length > 0) return { diagnostics: known };
+    return {
+      diagnostics: [
+        {
+          ...diagnostic(
+            trimmed,
+            SkillCode.SKILL_NOT_FOUND,
+            notFoundMessage(ref, discovery.skills),
+            "run `pablo skills list` and use one of its ids",
+          ),
+          skill: trimmed,
+        },
+      ],
+    };
+  }
+  const read = await readActivation(skill, options.maxSkillBytes ?? DEFAULT_MAX_SKILL_BYTES);
+  if ("diagnostics" in read)
+    return { diagnostics: [...about(skill.id).filter((d) => d.severity === "warning"), ...read.diagnostics] };
+  return { skill: read.activated, diagnostics: about(skill.id) };
+}

@@ -80,7 +80,8 @@ export function formatCheckReport(report: SkillCheckReport, options: FormatOptio
 export function formatSkillContext(skills: readonly ActivatedSkill[]): string {
   if (skills.length === 0) return "";
   const blocks = skills.map(
-    (s) => `<skill id="${s.id}" dir="${s.dir}">\n${s.instructions.trimEnd()}\n</skill>`,
+    (s) =>
+      `<skill id="${s.id}" dir="${s.dir}">\n${s.instructions.replace(/^(?:[ \t]*\r?\n)+/, "").trimEnd()}\n</skill>`,
   );
   return [
     "# Active skills",

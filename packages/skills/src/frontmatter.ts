@@ -94,10 +94,9 @@ export function frontmatterBounds(text: string): FrontmatterBounds {
 export function parseFrontmatter(text: string): ParsedFrontmatter | FrontmatterProblem {
   const bounds = frontmatterBounds(text);
   if (!bounds.ok) return bounds.problem;
-  let yaml: YamlOutcome | undefined;
-  let file: { matter: string; content: string };
+  let split: YamlOnlyMatter;
   try {
-    file = matter(text, { language: "yaml", engines: yamlOnlyEngines((outcome) => (yaml = outcome)) });
+    split = yamlOnlyMatter(text);
   } catch (error) {
     return {
       ok: false,
@@ -107,6 +106,7 @@ export function parseFrontmatter(text: string): ParsedFrontmatter | FrontmatterP
       line: 1,
     };
   }
+  const { yaml, file } = split;
   // gray-matter skips the engine when the block is empty or only comments.
   const outcome: YamlOutcome = yaml ?? { ok: true, value: {}, keys: new Map() };
   // The matter handed to the engine starts with the line break that ends the opening `---`
@@ -133,11 +133,31 @@ export function parseFrontmatter(text: string): ParsedFrontmatter | FrontmatterP
   };
 }
 
+/** What gray-matter split off, and the YAML outcome when its engine ran. */
+export interface YamlOnlyMatter {
+  readonly file: { readonly matter: string; readonly content: string };
+  readonly yaml: YamlOutcome | undefined;
+}
+
+/**
+ * gray-matter with every engine it could select by name replaced: YAML goes to the bounded
+ * parser, anything else (JavaScript included, under any alias) throws before it is parsed. This
+ * is the second line of defence; {@link frontmatterBounds} refuses other languages first.
+ */
+export function yamlOnlyMatter(text: string): YamlOnlyMatter {
+  let yaml: YamlOutcome | undefined;
+  // Options are always passed, which also keeps gray-matter from caching file contents.
+  const file = matter(text, { language: "yaml", engines: yamlOnlyEngines((outcome) => (yaml = outcome)) });
+  return { file, yaml };
+}
+
 type Engine = (input: string) => object;
 
 function yamlOnlyEngines(record: (outcome: YamlOutcome) => void): Record<string, Engine> {
   const yamlEngine: Engine = (source) => {
-    record(parseYaml(source));
+    // gray-matter cuts at "\n---", so with CRLF line ends the block ends in a lone "\r" that
+    // YAML would keep in the last value.
+    record(parseYaml(source.endsWith("\r") ? source.slice(0, -1) : source));
     // gray-matter keeps whatever the engine returns; the real outcome travels through `record`.
     return {};
   };

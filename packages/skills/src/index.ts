@@ -1,4 +1,10 @@
-export { type ActivateOptions, type Activation, activateSkills, readActivation } from "./activate.js";
+export {
+  type ActivateOptions,
+  type Activation,
+  activateSkills,
+  readActivation,
+  showSkill,
+} from "./activate.js";
 export {
   type AllowedToolsOptions,
   type AllowedToolsRestriction,

@@ -6,42 +6,45 @@ import {
   ROOT_NAME_PATTERN,
   SKILL_NAME_PATTERN,
 } from "./limits.js";
+import type { SkillRoot } from "./types.js";
 
 const ROOT_NAME = ROOT_NAME_PATTERN.source;
 const QUALIFIED_ID = `${ROOT_NAME.slice(0, -1)}/${SKILL_NAME_PATTERN.source.slice(1)}`;
 const MiB = 1024 * 1024;
 
-/** Where one root is: a folder inside a binding given with `--bind NAME=DIR`, or inside the workspace. */
-export const SkillRootBindingSchema = Type.Union(
-  [
-    Type.Object(
-      {
-        base: Type.Literal("binding", { description: "The root is inside a named binding." }),
-        name: Type.String({ minLength: 1, description: "Binding name, as given with `--bind NAME=DIR`." }),
-        path: Type.String({
-          minLength: 1,
-          description: "Relative path inside the binding; `.` for the binding itself.",
-        }),
-      },
-      { additionalProperties: false },
-    ),
-    Type.Object(
-      {
-        base: Type.Literal("workspace", { description: "The root is inside the session workspace." }),
-        path: Type.String({ minLength: 1, description: "Relative path inside the workspace." }),
-      },
-      { additionalProperties: false },
-    ),
-  ],
-  { description: "One skills root. The host resolves it to an absolute folder before discovery." },
+/** Where one root is: a folder inside a binding given with `--bind NAME=DIR`. */
+export const SkillRootBindingSchema = Type.Object(
+  {
+    base: Type.Literal("binding", { description: "Roots resolve only through named bindings." }),
+    name: Type.String({ minLength: 1, description: "Binding name, as given with `--bind NAME=DIR`." }),
+    path: Type.String({
+      minLength: 1,
+      description: "Relative path inside the binding; `.` for the binding itself.",
+    }),
+  },
+  {
+    additionalProperties: false,
+    description: "One skills root. The host resolves it to an absolute folder before discovery.",
+  },
 );
 
-/** `[options.skills.roots]`: root name to location. Order is precedence for bare names. */
-export const SkillRootsSchema = Type.Record(Type.String({ pattern: ROOT_NAME }), SkillRootBindingSchema, {
-  additionalProperties: false,
-  description:
-    "Skills roots by name. A root is a folder whose child folders are skill packages. Nothing else is scanned: no home directory, no default location.",
-});
+/**
+ * `[options.skills.roots]`: root name to location. In deployment.toml each value is a binding
+ * reference; the configuration loader resolves it to an absolute folder before this schema sees
+ * it, so both forms validate. The table's order is the precedence of bare names.
+ */
+export const SkillRootsSchema = Type.Record(
+  Type.String({ pattern: ROOT_NAME }),
+  Type.Union([
+    Type.String({ pattern: "^/", description: "Absolute folder a binding reference resolved to." }),
+    SkillRootBindingSchema,
+  ]),
+  {
+    additionalProperties: false,
+    description:
+      "Skills roots by name. A root is a folder whose child folders are skill packages. Nothing else is scanned: no home directory, no default location.",
+  },
+);
 
 /** `[options.skills]`. */
 export const SkillsOptionsSchema = Type.Object(
@@ -89,6 +92,8 @@ export type SkillsOptions = Static<typeof SkillsOptionsSchema>;
 
 /** `[options.skills]` with every default filled in, in the names the API uses. */
 export interface ResolvedSkillsOptions {
+  /** The roots in table order, each resolved to an absolute folder. */
+  readonly roots: readonly SkillRoot[];
   readonly activate: readonly string[];
   readonly maxContextBytes: number;
   readonly maxSkillBytes: number;
@@ -99,8 +104,9 @@ export interface ResolvedSkillsOptions {
 const validator = Compile(SkillsOptionsSchema);
 
 /**
- * Validates `[options.skills]` (absent means all defaults) and fills in the defaults. Problems
- * are returned as `path: message` strings for the configuration loader to report.
+ * Validates `[options.skills]` (absent means all defaults), after the configuration loader
+ * resolved its binding references, and fills in the defaults. Problems are returned as
+ * `path: message` strings; a root that is still a binding reference is one.
  */
 export function resolveSkillsOptions(
   value: unknown,
@@ -117,9 +123,20 @@ export function resolveSkillsOptions(
     return { ok: false, issues };
   }
   const options = raw as SkillsOptions;
+  const roots: SkillRoot[] = [];
+  const issues: string[] = [];
+  for (const [name, value] of Object.entries(options.roots ?? {})) {
+    if (typeof value === "string") roots.push({ name, dir: value });
+    else
+      issues.push(
+        `/roots/${name}: the binding reference ${value.name}:${value.path} was not resolved to a folder`,
+      );
+  }
+  if (issues.length > 0) return { ok: false, issues };
   return {
     ok: true,
     options: {
+      roots,
       activate: options.activate ?? [],
       maxContextBytes: options.max_context_bytes ?? DEFAULT_MAX_CONTEXT_BYTES,
       maxSkillBytes: options.max_skill_bytes ?? DEFAULT_MAX_SKILL_BYTES,
