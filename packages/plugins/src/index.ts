@@ -1,3 +1,16 @@
+// What plugin code needs from the kernel, so a plugin depends on @pablo/plugins alone.
+export type {
+  Access,
+  AuditNotes,
+  Effect,
+  JsonValue,
+  Risk,
+  ToolContext,
+  ToolFailure,
+  ToolResult,
+  ToolSuccess,
+} from "@pablo/kernel";
+export { ErrorCode, fail, ok } from "@pablo/kernel";
 export type { CheckOptions, CheckResult } from "./author/check.js";
 export { checkPlugin } from "./author/check.js";
 export type { PackOptions, PackResult } from "./author/pack.js";
@@ -10,6 +23,8 @@ export type { PluginDiagnostic } from "./diagnostics.js";
 export { PluginCode } from "./diagnostics.js";
 export type { PluginEntry, PluginEntryOptions } from "./entry-options.js";
 export { DEFAULT_PLUGIN_TIMEOUT_MS, PluginEntryOptionsSchema } from "./entry-options.js";
+export type { InstantiateOptions } from "./instantiate.js";
+export { instantiatePlugin } from "./instantiate.js";
 export type { LoadConfig, LoadedPlugins } from "./loader.js";
 export { loadPlugins } from "./loader.js";
 export type { ManifestTool, PluginManifest, PluginPermission } from "./manifest.js";

@@ -74,14 +74,28 @@ export async function inspectPlugin(dir: string, options: InspectOptions): Promi
   result.entry = entry.relative;
   const plugin = await importPlugin(entry.file, manifest, options.fresh ?? false, diagnostics);
   if (!plugin) return result;
-  const validOptions = checkOptions(plugin, options.options, diagnostics);
-  if (diagnostics.failed) return result;
-  const registered = await runSetup(plugin, manifest, validOptions, options.grants, diagnostics);
-  if (!registered) return result;
-  const verified = verifyTools(manifest, registered, options.timeoutMs, diagnostics);
-  result.declarations = verified.declarations;
-  if (!diagnostics.failed) result.tools = verified.tools;
+  const made = await setUpPlugin(plugin, manifest, options, diagnostics);
+  result.declarations = made.declarations;
+  result.tools = made.tools;
   return result;
+}
+
+/**
+ * Runs a plugin object's setup against its manifest: validates the options, records what it
+ * registers and verifies that against the manifest. Tools come back only when nothing failed.
+ */
+export async function setUpPlugin(
+  plugin: PabloPlugin,
+  manifest: PluginManifest,
+  options: Pick<InspectOptions, "grants" | "options" | "timeoutMs">,
+  diagnostics: DiagnosticList,
+): Promise<{ tools: ToolDefinition[]; declarations: ManifestTool[] }> {
+  const validOptions = checkOptions(plugin, options.options, diagnostics);
+  if (diagnostics.failed) return { tools: [], declarations: [] };
+  const registered = await runSetup(plugin, manifest, validOptions, options.grants, diagnostics);
+  if (!registered) return { tools: [], declarations: [] };
+  const verified = verifyTools(manifest, registered, options.timeoutMs, diagnostics);
+  return { tools: diagnostics.failed ? [] : verified.tools, declarations: verified.declarations };
 }
 
 function readManifest(pkg: PackageJson, diagnostics: DiagnosticList): PluginManifest | undefined {
@@ -118,7 +132,7 @@ function readManifest(pkg: PackageJson, diagnostics: DiagnosticList): PluginMani
   return manifest;
 }
 
-function checkGrants(
+export function checkGrants(
   manifest: PluginManifest,
   grants: readonly string[] | undefined,
   diagnostics: DiagnosticList,
