@@ -1,1 +1,16 @@
-export {};
+export { resolveContainedDirectory } from "./contained-directory.js";
+export type { FsToolsConfig } from "./create-fs-tools.js";
+export { createFsTools } from "./create-fs-tools.js";
+export type { FsOptions } from "./options.js";
+export { ALWAYS_PROTECTED, DEFAULT_FS_OPTIONS, FsOptionsSchema, resolveFsOptions } from "./options.js";
+export { createLocalFs } from "./port/local.js";
+export type { MemoryFs } from "./port/memory.js";
+export { createMemoryFs } from "./port/memory.js";
+export type { DirEntry, EntryInfo, EntryType, FsPort } from "./port/types.js";
+export { PortError } from "./port/types.js";
+export type { DiffHunk, ReviewChange } from "./review/review-change.js";
+export { DiffHunkSchema, ReviewChangeSchema } from "./review/review-change.js";
+export type { ReviewEntry, RollbackResult, StagedSnapshot } from "./review/review-store.js";
+export { NOT_REVERSIBLE, ReviewStore, sweepReviewStores } from "./review/review-store.js";
+export type { ScratchRoot, SweepOptions } from "./scratch.js";
+export { createScratchRoot, STALE_SCRATCH_MS, sweepScratch } from "./scratch.js";

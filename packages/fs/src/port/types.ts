@@ -1,0 +1,94 @@
+/**
+ * The filesystem port every fs tool runs on. Handles are small integers owned by the port. Every
+ * method that takes `(dir, name)` resolves `name` as ONE component relative to the open directory
+ * `dir` and never follows a symbolic link at that component: this is what makes the check and the
+ * use the same operation.
+ *
+ * Contract: methods reject with a {@link PortError} carrying a POSIX-style `code` (`ENOENT`,
+ * `ELOOP` for a link where none is followed, `ENOTDIR`, `EEXIST`, `EISDIR`, `ENOTREG` for something
+ * that is not a regular file, ...). They never block on a FIFO or device.
+ */
+export interface FsPort {
+  /** `local` runs on the disk through `/proc/self/fd`; `memory` is seed 003's virtual sandbox. */
+  readonly kind: string;
+
+  /** Host-only: opens an absolute directory, following links, and returns its canonical path. */
+  openRoot(path: string): Promise<{ handle: number; canonical: string }>;
+  /** Host-only: the canonical form of an absolute path whose leaf may not exist yet. */
+  canonicalize(path: string): Promise<string>;
+  /** Host-only: creates an absolute directory and its missing parents. */
+  ensureDirectory(path: string, mode: number): Promise<void>;
+
+  /** What `name` is, without following it; undefined when absent. */
+  lstat(dir: number, name: string): Promise<EntryInfo | undefined>;
+  readlink(dir: number, name: string): Promise<string>;
+  /** Opens a child directory; a link there fails with `ELOOP` or `ENOTDIR`. */
+  openDir(dir: number, name: string): Promise<number>;
+  /** Children in no particular order, with types read without following links. */
+  list(dir: number): Promise<DirEntry[]>;
+  /** Opens a regular file for reading without following a link and without blocking; checks it with fstat. */
+  openFile(dir: number, name: string): Promise<{ handle: number; info: EntryInfo }>;
+  fstat(handle: number): Promise<EntryInfo>;
+  /** Reads up to `length` bytes at `position` into `buffer` at `offset`; 0 at end of file. */
+  read(handle: number, buffer: Uint8Array, offset: number, length: number, position: number): Promise<number>;
+
+  /** Creates `name` exclusively for writing (`O_CREAT | O_EXCL | O_NOFOLLOW`) with `mode`. */
+  createExclusive(dir: number, name: string, mode: number): Promise<number>;
+  write(handle: number, data: Uint8Array): Promise<void>;
+  chmod(handle: number, mode: number): Promise<void>;
+  sync(handle: number): Promise<void>;
+  close(handle: number): Promise<void>;
+  /** Atomically replaces `to` with `from`, both in `dir`. */
+  rename(dir: number, from: string, to: string): Promise<void>;
+  /** Hard-links `from` as `to` in `dir`; fails with `EEXIST` when `to` exists (atomic create-if-absent). */
+  link(dir: number, from: string, to: string): Promise<void>;
+  unlink(dir: number, name: string): Promise<void>;
+  mkdir(dir: number, name: string, mode: number): Promise<void>;
+  rmdir(dir: number, name: string): Promise<void>;
+}
+
+export type EntryType =
+  | "file"
+  | "directory"
+  | "symlink"
+  | "fifo"
+  | "socket"
+  | "char-device"
+  | "block-device"
+  | "unknown";
+
+export interface EntryInfo {
+  readonly type: EntryType;
+  readonly size: number;
+  /** Permission bits (`mode & 0o7777`). */
+  readonly mode: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+  /** Identity of the underlying object, for change detection. */
+  readonly dev: number;
+  readonly ino: number;
+}
+
+export interface DirEntry {
+  readonly name: string;
+  readonly type: EntryType;
+}
+
+/** A port failure with a POSIX-style code. */
+export class PortError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = "PortError";
+    this.code = code;
+  }
+}
+
+/** The POSIX-style code of a thrown port or Node error, or undefined. */
+export function errorCode(error: unknown): string | undefined {
+  if (error !== null && typeof error === "object" && "code" in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === "string" ? code : undefined;
+  }
+  return undefined;
+}
