@@ -27,3 +27,7 @@ export {
 export { mcpPolicyLayers } from "./policy.js";
 export type { SubsetResult } from "./schema-subset.js";
 export { boundOutputSchema, closeInputSchema, SCHEMA_SUBSET_LIMITS } from "./schema-subset.js";
+export type { ServedCatalog, ServeOptions } from "./serve/serve.js";
+export { serveCatalog } from "./serve/serve.js";
+export type { ServeBridge, ServeBridgeOptions, ServedCall } from "./serve/serve-bridge.js";
+export { createServeBridge } from "./serve/serve-bridge.js";
