@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandRulesLayer, createShellTool } from "./index.js";
 import { sessionFor } from "./test-support/kernel.js";
 import { which } from "./test-support/which.js";
-import { strictResolveCwd, useWorkspace } from "./test-support/workspace.js";
+import { useWorkspace } from "./test-support/workspace.js";
 
 // `allow:<rule>`, `deny:<rule>`, or `unproven:<construct>` (a prefix of the construct's name).
 type Expected = `allow:${string}` | `deny:${string}` | `unproven:${string}`;
@@ -273,7 +273,7 @@ describe("command rules from [options.shell.commands], decided by the kernel", (
         { id: "git-status-ignored", executable: git, args: ["status", "--ignored"], match: "exact" },
       ],
     });
-    session = sessionFor(createShellTool({ workspace, resolveCwd: strictResolveCwd }), [layer]).session;
+    session = sessionFor(createShellTool({ workspace }), [layer]).session;
   });
   afterAll(() => rmSync(workspace, { recursive: true, force: true }));
 
@@ -295,7 +295,7 @@ describe("command rules from [options.shell.commands], decided by the kernel", (
 
   it("allows every unproven construct when no layer restricts commands", async () => {
     const workspace = useWorkspace();
-    const tool = createShellTool({ workspace, resolveCwd: strictResolveCwd });
+    const tool = createShellTool({ workspace });
     const { session } = sessionFor(tool);
     for (const command of ["echo $(id)", "ls > out", "FOO=1 git status", "cd / && ls"]) {
       expect(await session.dryRun({ tool: "shell_run", args: { command } })).toMatchObject({
@@ -309,7 +309,7 @@ describe("command rules from [options.shell.commands], decided by the kernel", (
     const layer = commandRulesLayer("deployment", {
       deny: [{ id: "no-rm", executable: which("rm"), args: [], match: "prefix" }],
     });
-    const { session } = sessionFor(createShellTool({ workspace, resolveCwd: strictResolveCwd }), [layer]);
+    const { session } = sessionFor(createShellTool({ workspace }), [layer]);
     expect(await session.dryRun({ tool: "shell_run", args: { command: "ls" } })).toMatchObject({
       decision: "allow",
     });
@@ -325,7 +325,7 @@ describe("command rules from [options.shell.commands], decided by the kernel", (
 
   it("refuses lists and pipelines altogether under compound = deny, whatever the rules allow", async () => {
     const workspace = useWorkspace();
-    const tool = createShellTool({ workspace, resolveCwd: strictResolveCwd, options: { compound: "deny" } });
+    const tool = createShellTool({ workspace, options: { compound: "deny" } });
     const { session } = sessionFor(tool);
     expect(await session.dryRun({ tool: "shell_run", args: { command: "ls -la" } })).toMatchObject({
       decision: "allow",

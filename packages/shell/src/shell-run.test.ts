@@ -1,0 +1,262 @@
+import { mkdirSync, symlinkSync } from "node:fs";
+import { toJsonSchema } from "@pablo/kernel";
+import { afterEach, describe, expect, it } from "vitest";
+import { CLEAN_PATH, createShellTool, findShell, type ShellToolConfig } from "./index.js";
+import { sessionFor } from "./test-support/kernel.js";
+import { useWorkspace } from "./test-support/workspace.js";
+
+function shell(config: Partial<ShellToolConfig> = {}) {
+  const workspace = useWorkspace();
+  const { session, events, audit } = sessionFor(createShellTool({ workspace, ...config }));
+  const run = async (args: Record<string, unknown>) =>
+    (await session.call({ tool: "shell_run", args })).result;
+  return { workspace, session, events, audit, run };
+}
+
+describe("shell.run through the kernel", () => {
+  it("runs the command and returns stdout and stderr separately with the exit status", async () => {
+    const { run } = shell();
+    expect(await run({ command: "echo out; echo err >&2" })).toEqual({
+      ok: true,
+      data: { exitCode: 0, stdout: "out\n", stderr: "err\n", stdoutBytes: 4, stderrBytes: 4 },
+    });
+  });
+
+  it("reports a non-zero exit as TOOL_FAILED keeping exitCode, stdout and stderr", async () => {
+    const { run } = shell();
+    expect(await run({ command: "echo partial; echo broken >&2; exit 3" })).toMatchObject({
+      ok: false,
+      error: {
+        code: "TOOL_FAILED",
+        message: "the command exited with status 3",
+        details: { exitCode: 3, stdout: "partial\n", stderr: "broken\n" },
+      },
+    });
+  });
+
+  it("runs with stdin closed, so a command that reads stdin sees end of input at once", async () => {
+    const { run } = shell();
+    expect(await run({ command: "cat; echo done", timeout_ms: 5_000 })).toMatchObject({
+      ok: true,
+      data: { stdout: "done\n" },
+    });
+  });
+
+  describe("environment", () => {
+    const saved = { ...process.env };
+    afterEach(() => {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+    });
+
+    it("passes nothing of the host's environment: no FOO_TOKEN, HOME, ENV or trace context", async () => {
+      Object.assign(process.env, {
+        FOO_TOKEN: "secret-value",
+        OPENAI_API_KEY: "sk-test",
+        HOME: "/root",
+        ENV: "/tmp/evil-rc",
+        BASH_ENV: "/tmp/evil-rc",
+        TRACEPARENT: "00-abc-def-01",
+      });
+      const { run } = shell();
+      const result = await run({ command: "env" });
+      expect(result.ok).toBe(true);
+      const env = String(result.ok ? (result.data as { stdout: string }).stdout : "");
+      expect(env).not.toMatch(/FOO_TOKEN|secret-value|OPENAI_API_KEY|^HOME=|^ENV=|BASH_ENV|TRACEPARENT/m);
+      expect(env).toContain(`PATH=${CLEAN_PATH}\n`);
+      expect(env).toContain("LC_ALL=C.UTF-8\n");
+      expect(env).toContain("GIT_CONFIG_NOSYSTEM=1\n");
+    });
+
+    it("adds PABLO_TASK_ variables and refuses any other name with INVALID_ARGUMENT", async () => {
+      const { run } = shell();
+      expect(
+        await run({ command: 'printf %s "$PABLO_TASK_LABEL"', env: { PABLO_TASK_LABEL: "docs" } }),
+      ).toMatchObject({
+        ok: true,
+        data: { stdout: "docs" },
+      });
+      for (const name of ["PATH", "LD_PRELOAD", "pablo_task_x", "PABLO_TASKX", "BASH_FUNC_ls%%"]) {
+        const result = await run({ command: "true", env: { [name]: "x" } });
+        expect(result, name).toMatchObject({ ok: false, error: { code: "INVALID_ARGUMENT" } });
+      }
+    });
+
+    it("exports the scratch directory when the host has one", async () => {
+      const { run } = shell({ scratchDir: "/tmp/pablo-scratch-x" });
+      expect(await run({ command: 'printf %s "$PABLO_SCRATCH_DIR"' })).toMatchObject({
+        data: { stdout: "/tmp/pablo-scratch-x" },
+      });
+    });
+  });
+
+  describe("working directory", () => {
+    it("runs in the workspace root by default and in a contained subdirectory on request", async () => {
+      const { run, workspace } = shell();
+      mkdirSync(`${workspace}/sub`);
+      expect(await run({ command: "pwd" })).toMatchObject({ data: { stdout: `${workspace}\n` } });
+      expect(await run({ command: "pwd", cwd: "sub" })).toMatchObject({
+        data: { stdout: `${workspace}/sub\n` },
+      });
+    });
+
+    it("refuses a cwd outside the workspace, through a parent step, or across a symlink, before running", async () => {
+      const { run, workspace, audit } = shell();
+      symlinkSync("/tmp", `${workspace}/link`);
+      expect(await run({ command: "touch escaped", cwd: "/tmp" })).toMatchObject({
+        ok: false,
+        error: { code: "OUTSIDE_WORKSPACE" },
+      });
+      expect(await run({ command: "touch escaped", cwd: ".." })).toMatchObject({ ok: false });
+      expect(await run({ command: "touch escaped", cwd: "link" })).toMatchObject({
+        ok: false,
+        error: { code: "SYMLINK_REFUSED" },
+      });
+      expect(await run({ command: "true", cwd: "missing" })).toMatchObject({
+        ok: false,
+        error: { code: "NOT_FOUND" },
+      });
+      expect(audit.records.every((r) => r.durationMs === 0)).toBe(true);
+    });
+
+    it("uses an injected containment port", async () => {
+      const { run, workspace } = shell({
+        resolveCwd: async (root, path) =>
+          path === "."
+            ? { ok: true, path: root }
+            : { ok: false, error: { code: "NOPE", message: `no ${path}` } },
+      });
+      expect(await run({ command: "pwd" })).toMatchObject({ data: { stdout: `${workspace}\n` } });
+      expect(await run({ command: "pwd", cwd: "x" })).toMatchObject({ error: { code: "NOPE" } });
+    });
+  });
+
+  describe("output", () => {
+    it("streams stdout and stderr to the host as progress events while the command runs", async () => {
+      const { session, events } = shell();
+      const started = Date.now();
+      const call = session.call({
+        tool: "shell_run",
+        args: { command: "echo first; echo warn >&2; sleep 1; echo second" },
+      });
+      const firstSeen = await new Promise<number>((resolve) => {
+        const poll = setInterval(() => {
+          const seen = events.events.some((e) => e.type === "tool.progress" && e.data === "first\n");
+          if (seen) {
+            clearInterval(poll);
+            resolve(Date.now());
+          }
+        }, 10);
+      });
+      const { result } = await call;
+      const finished = Date.now();
+      expect(result.ok).toBe(true);
+      expect(firstSeen - started).toBeLessThan(finished - started - 500);
+      const progress = events.events.filter((e) => e.type === "tool.progress");
+      expect(progress.map((e) => [e.kind, e.data])).toEqual([
+        ["stdout", "first\n"],
+        ["stderr", "warn\n"],
+        ["stdout", "second\n"],
+      ]);
+    });
+
+    it("strips ANSI escapes and keeps the last lines with a marker, passing the exit status through", async () => {
+      const { run } = shell({ options: { truncation: { max_lines: 3 } } });
+      const result = await run({ command: "printf '\\033[31mred\\033[0m\\n'; seq 1 10; exit 4" });
+      expect(result).toMatchObject({
+        ok: false,
+        error: { code: "TOOL_FAILED", details: { exitCode: 4, stdout: "8\n9\n10\n…[truncated 8 lines]" } },
+      });
+    });
+
+    it("keeps the head and tail of each stream within max_output_bytes and says how much was dropped", async () => {
+      const { run } = shell({ options: { truncation: { max_lines: 1000 } } });
+      const result = await run({ command: "seq 1 100000", max_output_bytes: 1024 });
+      expect(result).toMatchObject({ ok: true, data: { stdoutBytes: 588895 } });
+      const stdout = result.ok ? (result.data as { stdout: string }).stdout : "";
+      expect(stdout.startsWith("1\n2\n3\n")).toBe(true);
+      expect(stdout).toMatch(/\n\[… 587871 bytes dropped …\]\n/);
+      expect(stdout.endsWith("99999\n100000\n")).toBe(true);
+    });
+  });
+
+  it("runs bash when the deployment pins it", async () => {
+    const { run } = shell({ options: { shell: "bash" } });
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template.
+    const result = await run({ command: "echo ${BASH_VERSION:+bash}" });
+    expect(result).toMatchObject({ ok: true, data: { stdout: "bash\n" } });
+  });
+
+  it("refuses a timeout above the deployment's deadline and any unknown argument", async () => {
+    const { run } = shell({ options: { deadline_ms: 1_000, default_timeout_ms: 500 } });
+    expect(await run({ command: "true", timeout_ms: 1_001 })).toMatchObject({
+      error: { code: "INVALID_ARGUMENT" },
+    });
+    expect(await run({ command: "true", shell: "/bin/bash" })).toMatchObject({
+      error: { code: "INVALID_ARGUMENT" },
+    });
+    expect(await run({ command: "true", timeout_ms: 1_000 })).toMatchObject({ ok: true });
+  });
+
+  it("is refused when the deployment disables it", async () => {
+    const { session } = shell({ options: { enabled: false } });
+    const decision = await session.dryRun({ tool: "shell_run", args: { command: "true" } });
+    expect(decision).toMatchObject({ decision: "deny", code: "TOOL_DENIED" });
+  });
+
+  it("shows the model a closed schema, a high-risk process tool and a summary", () => {
+    const tool = createShellTool({ workspace: "/w" });
+    expect({
+      name: tool.name,
+      risk: tool.risk,
+      effects: tool.effects,
+      category: tool.category,
+      mutates: tool.mutates,
+    }).toEqual({ name: "shell.run", risk: "high", effects: ["process"], category: "process", mutates: true });
+    expect(toJsonSchema(tool.inputSchema)).toMatchInlineSnapshot(`
+      {
+        "additionalProperties": false,
+        "properties": {
+          "command": {
+            "description": "Command line run non-interactively by the pinned shell (\`/bin/sh -c\` by default), stdin closed.",
+            "minLength": 1,
+            "type": "string",
+          },
+          "cwd": {
+            "description": "Working directory inside the workspace, relative to its root. Default: the workspace root.",
+            "minLength": 1,
+            "type": "string",
+          },
+          "env": {
+            "additionalProperties": false,
+            "description": "Environment additions; only names beginning with PABLO_TASK_ are accepted.",
+            "patternProperties": {
+              "^PABLO_TASK_[A-Za-z0-9_]*$": {
+                "type": "string",
+              },
+            },
+            "type": "object",
+          },
+          "max_output_bytes": {
+            "description": "Bytes of each stream kept (first and last halves) before truncation. Default 1048576.",
+            "maximum": 8388608,
+            "minimum": 1024,
+            "type": "integer",
+          },
+          "timeout_ms": {
+            "description": "Milliseconds before the command and everything it started are ended. Default 60000.",
+            "maximum": 900000,
+            "minimum": 1,
+            "type": "integer",
+          },
+        },
+        "required": [
+          "command",
+        ],
+        "type": "object",
+      }
+    `);
+    expect(tool.summary).toMatchInlineSnapshot(`"Run a non-interactive shell command in the workspace"`);
+    expect(findShell("sh")).toEqual({ id: "sh", path: "/bin/sh", dialect: "posix", args: ["-c"] });
+  });
+});
