@@ -1,4 +1,8 @@
+import { execFile } from "node:child_process";
 import { request as httpRequest } from "node:http";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -8,6 +12,7 @@ import { demoTools } from "../test-support/demo-tools.js";
 import { type ServedCatalog, serveCatalog } from "./serve.js";
 import { createServeBridge } from "./serve-bridge.js";
 
+const INSPECTOR = createRequire(import.meta.url).resolve("@modelcontextprotocol/inspector-cli/build/cli.js");
 const textOf = (result: object): string =>
   (("content" in result ? (result.content as Array<{ text?: string }>) : []) ?? [])
     .map((b) => b.text ?? "")
@@ -137,5 +142,27 @@ describe("serveCatalog over Streamable HTTP", () => {
       req.end("{}");
     });
     expect(status).toBe(403);
+  });
+
+  it("works with the MCP Inspector CLI", async () => {
+    const inspect = (...args: string[]) =>
+      promisify(execFile)(
+        process.execPath,
+        [INSPECTOR, "--cli", served.url ?? "", "--transport", "http", ...args],
+        {
+          // The inspector checks for `../package.json` relative to its working directory.
+          cwd: fileURLToPath(new URL("..", import.meta.url)),
+          timeout: 60_000,
+        },
+      );
+    const listed = JSON.parse((await inspect("--method", "tools/list")).stdout) as {
+      tools: Array<{ name: string }>;
+    };
+    expect(listed.tools.map((t) => t.name)).toEqual(["demo_echo", "demo_progress", "demo_risky"]);
+    const called = JSON.parse(
+      (await inspect("--method", "tools/call", "--tool-name", "demo_echo", "--tool-arg", "text=inspected"))
+        .stdout,
+    );
+    expect(JSON.parse(textOf(called))).toEqual({ ok: true, data: { echoed: "inspected" } });
   });
 });
