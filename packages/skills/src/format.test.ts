@@ -85,3 +85,24 @@ describe("human output for the CLI", () => {
     `);
   });
 });
+
+describe("terminal safety", () => {
+  it("prints no control characters from skill text, field names or paths", async () => {
+    const { useTempDir, writeSkill } = await import("./test-support/temp.js");
+    const root = useTempDir();
+    writeSkill(
+      root,
+      "evil",
+      '---\nname: evil\ndescription: "Looks fine\\u001b[2J\\u001b]0;owned\\u0007"\n"x\\u001b[31m": 1\n---\nBody \u001b[31mred\n',
+    );
+    const discovery = await discoverSkills([{ name: "r", dir: root }]);
+    const listed = formatSkillList(discovery);
+    const { context } = await activateSkills(["r/evil"], discovery);
+    const shown = formatSkillDetail(context[0] as NonNullable<(typeof context)[0]>);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting their absence.
+    const control = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+    expect(listed).not.toMatch(control);
+    expect(shown).not.toMatch(control);
+    expect(listed).toContain("Looks fine\ufffd[2J\ufffd]0;owned\ufffd");
+  });
+});

@@ -9,9 +9,9 @@ export interface FormatOptions {
 /** One diagnostic as two lines: `path:line: severity CODE [field] message`, then the fix. */
 export function formatDiagnostic(d: SkillDiagnostic, options: FormatOptions = {}): string {
   const where = `${showPath(d.path, options)}${d.line === undefined ? "" : `:${d.line}`}`;
-  const field = d.field === undefined ? "" : ` ${d.field}:`;
-  const head = `${where}: ${d.severity} ${d.code}${field} ${d.message}`;
-  return d.fix === undefined ? head : `${head}\n    fix: ${d.fix}`;
+  const field = d.field === undefined ? "" : ` ${oneLine(d.field)}:`;
+  const head = `${where}: ${d.severity} ${d.code}${field} ${oneLine(d.message)}`;
+  return d.fix === undefined ? head : `${head}\n    fix: ${oneLine(d.fix)}`;
 }
 
 /** `pablo skills list`: one block per skill, then the diagnostics, then a count line. */
@@ -39,16 +39,16 @@ export function formatSkillDetail(skill: ActivatedSkill, options: FormatOptions 
     `file: ${showPath(skill.file, options)}`,
     ...(skill.license === undefined ? [] : [`license: ${oneLine(skill.license)}`]),
     ...(skill.compatibility === undefined ? [] : [`compatibility: ${oneLine(skill.compatibility)}`]),
-    ...Object.entries(skill.metadata ?? {}).map(([k, v]) => `metadata.${k}: ${oneLine(v)}`),
+    ...Object.entries(skill.metadata ?? {}).map(([k, v]) => `metadata.${oneLine(k)}: ${oneLine(v)}`),
     ...(skill.allowedTools === undefined
       ? []
-      : [`allowed-tools (metadata, grants nothing): ${skill.allowedTools.join(" ")}`]),
+      : [`allowed-tools (metadata, grants nothing): ${oneLine(skill.allowedTools.join(" "))}`]),
     ...Object.entries(skill.otherFields ?? {}).map(
-      ([k, v]) => `${k} (not in the specification, ignored): ${v}`,
+      ([k, v]) => `${oneLine(k)} (not in the specification, ignored): ${oneLine(v)}`,
     ),
     `instructions: ${skill.instructionBytes} bytes, sha256 ${skill.contentHash}`,
   ];
-  return `${head.join("\n")}\n\n${skill.instructions}`;
+  return `${head.join("\n")}\n\n${printable(skill.instructions)}`;
 }
 
 /** `pablo skills check`: each package with its verdict and diagnostics, then a count line. */
@@ -93,20 +93,32 @@ export function formatSkillContext(skills: readonly ActivatedSkill[]): string {
 function formatSummary(skill: SkillSummary, options: FormatOptions): string {
   const lines = [`${skill.id}  ${oneLine(skill.description)}`, `    ${showPath(skill.file, options)}`];
   if (skill.allowedTools !== undefined)
-    lines.push(`    allowed-tools (metadata, grants nothing): ${skill.allowedTools.join(" ")}`);
+    lines.push(`    allowed-tools (metadata, grants nothing): ${oneLine(skill.allowedTools.join(" "))}`);
   const other = Object.keys(skill.otherFields ?? {});
-  if (other.length > 0) lines.push(`    other fields (ignored): ${other.join(", ")}`);
+  if (other.length > 0) lines.push(`    other fields (ignored): ${oneLine(other.join(", "))}`);
   return lines.join("\n");
 }
 
 function showPath(path: string, options: FormatOptions): string {
-  if (!options.relativeTo || !isAbsolute(path)) return path;
-  const rel = relative(options.relativeTo, path);
-  return rel === "" ? "." : rel.startsWith("..") ? path : rel;
+  const shown = (() => {
+    if (!options.relativeTo || !isAbsolute(path)) return path;
+    const rel = relative(options.relativeTo, path);
+    return rel === "" ? "." : rel.startsWith("..") ? path : rel;
+  })();
+  return oneLine(shown) === shown.trim() ? printable(shown) : JSON.stringify(shown);
 }
 
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  return printable(text.replace(/\s+/g, " ").trim());
+}
+
+/**
+ * Replaces control characters (other than line breaks and tabs) with U+FFFD, so that a skill's
+ * text or a file name cannot send escape sequences to the terminal that prints it.
+ */
+function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "\ufffd");
 }
 
 function indent(text: string): string {

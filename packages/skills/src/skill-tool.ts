@@ -89,6 +89,8 @@ export function createSkillTool(config: SkillToolConfig): ToolDefinition<typeof 
       const read = await readActivation(skill, maxSkillBytes);
       if ("diagnostics" in read) return failureFor(skill, read.diagnostics);
       const { activated } = read;
+      // A cancelled call must not count against the session's context: the model never sees it.
+      if (ctx.signal.aborted) return fail(ErrorCode.TOOL_CANCELLED, "the activation was cancelled");
       const state = ctx.state(stateKey, sessionState);
       const previous = state.active.get(activated.id);
       const used = state.used - (previous ?? 0);
