@@ -37,10 +37,13 @@ export function createFetchTool(options: ResolvedWebOptions): PluginTool<typeof 
       const url = normalizeFetchUrl(args.url, options.allowLoopback);
       if (!url.ok)
         return fail(ErrorCode.INVALID_ARGUMENT, `cannot fetch ${JSON.stringify(args.url)}: ${url.reason}`);
-      planned(ctx).set(ctx.callId, url.href);
+      const plans = planned(ctx);
+      plans.set(ctx.callId, url.href);
+      // Calls refused after planning never execute; keep their plans from piling up.
+      if (plans.size > 256) plans.delete(plans.keys().next().value as string);
       return [{ dimension: "net", url: url.href }];
     },
-    execute: async (args, ctx) => {
+    execute: async (_args, ctx) => {
       const href = planned(ctx).get(ctx.callId);
       planned(ctx).delete(ctx.callId);
       // Without a plan the kernel did not decide on a URL; nothing is requested.
