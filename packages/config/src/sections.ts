@@ -39,16 +39,21 @@ export const LimitsOptionsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+function PermissionModeSchema(description: string) {
+  return Type.Union(
+    [Type.Literal("ask"), Type.Literal("accept-edits"), Type.Literal("auto"), Type.Literal("read-only")],
+    { description },
+  );
+}
+
 /** `[options.permission]`: how high-risk calls are approved. */
 export const PermissionOptionsSchema = Type.Object(
   {
     mode: Type.Optional(
-      Type.Union(
-        [Type.Literal("ask"), Type.Literal("accept-edits"), Type.Literal("auto"), Type.Literal("read-only")],
-        {
-          description: "Default permission mode; --permission overrides it only towards asking more.",
-        },
-      ),
+      PermissionModeSchema("Permission mode when --permission is not given (default ask)."),
+    ),
+    loosest: Type.Optional(
+      PermissionModeSchema("The loosest mode --permission may select; a looser flag is raised to this one."),
     ),
     grants: Type.Optional(
       Type.Array(Type.String(), { description: "Effects the read-only profile still allows." }),
@@ -74,6 +79,9 @@ export const PolicyOptionsSchema = Type.Object(
     "fs.read": Type.Optional(PathPolicy),
     "fs.write": Type.Optional(PathPolicy),
     executable: Type.Optional(PathPolicy),
+    "mcp.server": Type.Optional(NamePolicy),
+    "mcp.tool": Type.Optional(NamePolicy),
+    credential: Type.Optional(NamePolicy),
     skill: Type.Optional(NamePolicy),
     child: Type.Optional(NamePolicy),
   },

@@ -1,0 +1,121 @@
+import { defaultAuditPath } from "@pablo/kernel/node";
+import { type GlobalOptions, type ParsedCommand, parseCommand, UsageError } from "./args.js";
+import { terminalBroker } from "./broker.js";
+import { auditShowCommand } from "./commands/audit.js";
+import { callCommand, requireArgs } from "./commands/call.js";
+import { policyCheckCommand } from "./commands/policy.js";
+import { reviewListCommand, reviewRollbackCommand } from "./commands/review.js";
+import { toolsCommand } from "./commands/tools.js";
+import { ConfigFailure, openTask, type TaskEnvironment } from "./distribution.js";
+import { Exit } from "./exit-codes.js";
+import { type Io, printConfigFailure } from "./output.js";
+import { USAGE } from "./usage.js";
+
+/** Runs one CLI invocation and returns its exit code. Never throws for user input. */
+export async function run(argv: readonly string[], io: Io): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h":
+        io.stdout(USAGE);
+        return command === undefined ? Exit.USAGE : Exit.OK;
+      case "tools": {
+        const parsed = parseCommand(rest, { explain: { type: "boolean" } });
+        return await withTask(io, parsed, (task) =>
+          toolsCommand(io, task, { explain: parsed.values["explain"] === true, json: parsed.global.json }),
+        );
+      }
+      case "call": {
+        const parsed = parseCommand(rest, { args: { type: "string" }, "dry-run": { type: "boolean" } });
+        const tool = parsed.positionals[0];
+        if (!tool || parsed.positionals.length > 1)
+          throw new UsageError("usage: pablo call TOOL --args JSON");
+        const args = requireArgs(parsed.values["args"]);
+        return await withTask(io, parsed, (task) =>
+          callCommand(io, task, {
+            tool,
+            args,
+            dryRun: parsed.values["dry-run"] === true,
+            json: parsed.global.json,
+          }),
+        );
+      }
+      case "policy": {
+        const parsed = parseCommand(rest);
+        if (parsed.positionals[0] !== "check") throw new UsageError("usage: pablo policy check [--json]");
+        return await withTask(io, parsed, (task) =>
+          policyCheckCommand(io, task, { json: parsed.global.json, launchers: [] }),
+        );
+      }
+      case "audit": {
+        const parsed = parseCommand(rest, {
+          file: { type: "string" },
+          session: { type: "string" },
+          last: { type: "string" },
+        });
+        if (parsed.positionals[0] !== "show")
+          throw new UsageError("usage: pablo audit show [--file FILE] [--session ID] [--last N] [--json]");
+        const last = parsed.values["last"] === undefined ? undefined : Number(parsed.values["last"]);
+        if (last !== undefined && (!Number.isInteger(last) || last < 0))
+          throw new UsageError("--last expects a whole number");
+        return auditShowCommand(io, {
+          file: (parsed.values["file"] as string | undefined) ?? defaultAuditPath(io.env),
+          json: parsed.global.json,
+          ...(parsed.values["session"] ? { session: parsed.values["session"] as string } : {}),
+          ...(last !== undefined ? { last } : {}),
+        });
+      }
+      case "review": {
+        const parsed = parseCommand(rest);
+        const [sub, id] = parsed.positionals;
+        if (sub === "list")
+          return await withTask(io, parsed, (task) =>
+            reviewListCommand(io, task, { json: parsed.global.json }),
+          );
+        if (sub === "rollback" && id)
+          return await withTask(io, parsed, (task) =>
+            reviewRollbackCommand(io, task, { id, json: parsed.global.json }),
+          );
+        throw new UsageError("usage: pablo review list | pablo review rollback ID");
+      }
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}; run pablo help`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`pablo: ${error.message}\n`);
+      return Exit.USAGE;
+    }
+    if (error instanceof ConfigFailure) {
+      printConfigFailure(io, error);
+      return Exit.USAGE;
+    }
+    throw error;
+  }
+}
+
+/** Opens the task for a command that needs the governed catalog, and always closes it. */
+async function withTask(
+  io: Io,
+  parsed: ParsedCommand,
+  body: (task: TaskEnvironment) => number | Promise<number>,
+): Promise<number> {
+  if (parsed.help) {
+    io.stdout(USAGE);
+    return Exit.OK;
+  }
+  const broker = brokerFor(io, parsed.global);
+  const task = await openTask(parsed.global, { cwd: io.cwd, env: io.env, ...(broker ? { broker } : {}) });
+  try {
+    return await body(task);
+  } finally {
+    await task.close();
+  }
+}
+
+function brokerFor(io: Io, _global: GlobalOptions) {
+  return io.isTTY ? terminalBroker(io) : undefined;
+}

@@ -1,0 +1,23 @@
+import { checkPolicy } from "@pablo/config";
+import type { TaskEnvironment } from "../distribution.js";
+import { Exit } from "../exit-codes.js";
+import { type Io, printJson } from "../output.js";
+
+/** `pablo policy check [--json]`: lints the configuration; exits 1 when it finds anything. */
+export function policyCheckCommand(
+  io: Io,
+  task: TaskEnvironment,
+  options: { json: boolean; launchers: { path: string; where: string }[] },
+): number {
+  const findings = checkPolicy({
+    layers: task.layers,
+    catalog: task.catalog,
+    credentials: task.deployment.credentials,
+    references: task.references,
+    launchers: options.launchers,
+  });
+  if (options.json) printJson(io, { findings });
+  else if (findings.length === 0) io.stdout("policy check: no findings\n");
+  else for (const f of findings) io.stdout(`${f.kind}: ${f.layer}/${f.rule}: ${f.message}\n`);
+  return findings.length === 0 ? Exit.OK : Exit.FAILED;
+}

@@ -1,0 +1,73 @@
+import type { TaskEnvironment } from "../distribution.js";
+import { Exit } from "../exit-codes.js";
+import { type Io, printJson, table } from "../output.js";
+
+/** `pablo tools [--explain] [--json]`: the effective catalog, and with --explain why each excluded tool is out. */
+export function toolsCommand(
+  io: Io,
+  task: TaskEnvironment,
+  options: { explain: boolean; json: boolean },
+): number {
+  const visibility = task.session.visibility();
+  const visible = visibility.filter((v) => v.visible);
+  const excluded = visibility.filter((v) => !v.visible);
+  if (options.json) {
+    printJson(io, {
+      tools: visible.map(({ entry }) => ({
+        name: entry.name,
+        providerName: entry.providerName,
+        risk: entry.definition.risk,
+        effects: entry.definition.effects,
+        category: entry.definition.category,
+        deferred: entry.definition.deferred === true,
+        summary: entry.definition.summary,
+        inputSchema: entry.inputJsonSchema,
+      })),
+      ...(options.explain
+        ? {
+            excluded: excluded.map(({ entry, decision, code }) => ({
+              name: entry.name,
+              providerName: entry.providerName,
+              code,
+              layer: decision.layer,
+              rule: decision.rule,
+              reason: decision.reason,
+            })),
+            diagnostics: task.diagnostics,
+            layers: task.layers.map((l) => l.id),
+            mode: task.session.mode,
+          }
+        : {}),
+    });
+    return Exit.OK;
+  }
+  const rows = visible.map(({ entry }) => [
+    entry.providerName,
+    entry.name,
+    entry.definition.risk,
+    entry.definition.deferred ? "deferred" : "active",
+    entry.definition.summary,
+  ]);
+  io.stdout(
+    rows.length > 0
+      ? `${table([["PROVIDER NAME", "NATIVE", "RISK", "LOAD", "SUMMARY"], ...rows])}\n`
+      : "no tools are available\n",
+  );
+  if (options.explain) {
+    io.stdout(
+      `\nmode ${task.session.mode}; layers, outermost first: ${task.layers.map((l) => l.id).join(", ")}\n`,
+    );
+    if (excluded.length > 0) {
+      io.stdout("\nexcluded:\n");
+      for (const { entry, decision } of excluded) {
+        io.stdout(`  ${entry.name}  denied by ${decision.layer}/${decision.rule}: ${decision.reason}\n`);
+      }
+    }
+    for (const diagnostic of task.diagnostics) {
+      io.stdout(
+        `\nleft out: ${diagnostic.source}${diagnostic.tool ? `/${diagnostic.tool}` : ""}: ${diagnostic.message} [${diagnostic.code}]\n`,
+      );
+    }
+  }
+  return Exit.OK;
+}

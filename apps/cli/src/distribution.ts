@@ -1,0 +1,302 @@
+import { randomUUID } from "node:crypto";
+import { realpathSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  type AuditOptions,
+  type ConfigError,
+  ConfigErrorCode,
+  type CredentialReference,
+  checkCredentialReferences,
+  createCredentialResolver,
+  type Deployment,
+  deploymentLayer,
+  flagsLayer,
+  type LimitsOptions,
+  loadDeploymentFile,
+  loadJsonPolicy,
+  type ModesOptions,
+  type NetworkOptions,
+  type PermissionOptions,
+  type PolicyOptions,
+  parseBindings,
+} from "@pablo/config";
+import {
+  type AuthorityLayer,
+  type Catalog,
+  CatalogBuilder,
+  type CatalogDiagnostic,
+  type CredentialResolver,
+  createKernel,
+  defineLayer,
+  type EventSink,
+  type Kernel,
+  type OperatingMode,
+  type PermissionBroker,
+  type PermissionMode,
+  type Session,
+  type ToolProvider,
+} from "@pablo/kernel";
+import { defaultAuditPath, JsonlAuditSink, stateDirectory } from "@pablo/kernel/node";
+import type { GlobalOptions } from "./args.js";
+import { distributionSections, openProviders, sectionLayers } from "./providers.js";
+
+/** Everything one CLI task needs: the frozen catalog, the session over it, and how to close it. */
+export interface TaskEnvironment {
+  readonly kernel: Kernel;
+  readonly session: Session;
+  readonly catalog: Catalog;
+  readonly deployment: Deployment;
+  readonly layers: readonly AuthorityLayer[];
+  readonly diagnostics: readonly CatalogDiagnostic[];
+  readonly workspace: string;
+  readonly stateDir: string;
+  readonly auditPath: string;
+  readonly credentials: CredentialResolver;
+  readonly references: readonly CredentialReference[];
+  readonly providers: readonly ToolProvider[];
+  close(): Promise<void>;
+}
+
+/** Configuration that cannot be used: the CLI prints each error and exits 2. */
+export class ConfigFailure extends Error {
+  readonly errors: readonly ConfigError[];
+  constructor(errors: readonly ConfigError[]) {
+    super(errors.map((e) => e.message).join("; "));
+    this.name = "ConfigFailure";
+    this.errors = errors;
+  }
+}
+
+export interface TaskHooks {
+  readonly broker?: PermissionBroker;
+  readonly events?: EventSink;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+}
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** The presets shipped with the CLI, as files users can read and copy. */
+export const PRESET_DIR = resolve(HERE, "..", "presets");
+
+/** Loads configuration, builds the layers and the catalog, and opens one session. */
+export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Promise<TaskEnvironment> {
+  const cwd = hooks.cwd ?? process.cwd();
+  const env = hooks.env ?? process.env;
+  const { bindings, workspace } = resolveBindings(global, cwd);
+  const file = global.config ? resolve(cwd, global.config) : join(PRESET_DIR, "cli.toml");
+  const loaded = loadDeploymentFile(file, { sections: distributionSections(), bindings });
+  if (!loaded.ok) throw new ConfigFailure(loaded.errors);
+  const deployment = loaded.value;
+
+  const references = credentialReferences(deployment);
+  const credentialErrors = checkCredentialReferences(deployment.credentials, references, file);
+  if (credentialErrors.length > 0) throw new ConfigFailure(credentialErrors);
+  const credentials = createCredentialResolver(deployment.credentials, references, env);
+
+  const layers = buildLayers(deployment, global, cwd);
+  const stateDir = stateDirectory(env);
+  const sessionId = randomUUID();
+  const providers = await openProviders({
+    deployment,
+    workspace,
+    stateDir,
+    sessionId,
+    credentials,
+    bindings,
+  });
+  const builder = new CatalogBuilder();
+  const diagnostics = [...providers.diagnostics, ...(await builder.addProviders(providers.providers))];
+  const catalog = builder.build();
+
+  const auditOptions = deployment.options["audit"] as AuditOptions | undefined;
+  const auditPath = auditOptions?.path ?? defaultAuditPath(env);
+  const audit = new JsonlAuditSink(auditPath);
+  const kernel = createKernel({
+    audit,
+    limits: limitsFrom(deployment.options["limits"] as LimitsOptions | undefined),
+    captureContent: auditOptions?.capture_content === true,
+    ...(hooks.broker ? { broker: hooks.broker } : {}),
+    ...(hooks.events ? { events: hooks.events } : {}),
+  });
+  const permissionOptions = deployment.options["permission"] as PermissionOptions | undefined;
+  const modes = deployment.options["modes"] as ModesOptions | undefined;
+  const session = kernel.openSession({
+    sessionId,
+    catalog,
+    layers,
+    mode: global.mode ?? (modes?.default as OperatingMode | undefined) ?? "agent",
+    permission: {
+      mode: effectivePermission(permissionOptions, global.permission),
+      ...(permissionOptions?.grants ? { grants: permissionOptions.grants } : {}),
+      ...(permissionOptions?.timeout_ms ? { timeoutMs: permissionOptions.timeout_ms } : {}),
+    },
+  });
+  return {
+    kernel,
+    session,
+    catalog,
+    deployment,
+    layers,
+    diagnostics,
+    workspace,
+    stateDir,
+    auditPath,
+    credentials,
+    references,
+    providers: providers.providers,
+    close: async () => {
+      await Promise.all(providers.providers.map((p) => p.close?.()));
+      await providers.close();
+      audit.close();
+    },
+  };
+}
+
+const STRICTNESS: Readonly<Record<PermissionMode, number>> = {
+  auto: 0,
+  "accept-edits": 1,
+  ask: 2,
+  "read-only": 3,
+};
+
+/**
+ * The effective permission mode: the flag, else the deployment's `mode`, else `ask`; never looser
+ * than the deployment's `loosest`, so a locked deployment cannot be loosened from the command line.
+ */
+export function effectivePermission(
+  options: { mode?: PermissionMode; loosest?: PermissionMode } | undefined,
+  flag: PermissionMode | undefined,
+): PermissionMode {
+  const chosen = flag ?? options?.mode ?? "ask";
+  const loosest = options?.loosest;
+  return loosest && STRICTNESS[chosen] < STRICTNESS[loosest] ? loosest : chosen;
+}
+
+/** Layers outermost first: the deployment's own, each package's sections, the policy file, the flags. */
+function buildLayers(deployment: Deployment, global: GlobalOptions, cwd: string): AuthorityLayer[] {
+  const layers: AuthorityLayer[] = [];
+  const failures: ConfigError[] = [];
+  const guard = (keyPath: string, build: () => AuthorityLayer[]) => {
+    try {
+      layers.push(...build());
+    } catch (error) {
+      failures.push({
+        code: ConfigErrorCode.POLICY,
+        file: deployment.file,
+        line: 0,
+        keyPath,
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+  };
+  guard("options.policy", () => [
+    deploymentLayer(
+      deployment.options["policy"] as PolicyOptions | undefined,
+      deployment.options["network"] as NetworkOptions | undefined,
+    ),
+  ]);
+  guard("options", () => sectionLayers(deployment));
+  if (global.policy) {
+    const policy = loadJsonPolicy(resolve(cwd, global.policy));
+    if (!policy.ok) throw new ConfigFailure(policy.errors);
+    layers.push(policy.value);
+  }
+  layers.push(
+    flagsLayer({ allowWrite: global.allowWrite, noShell: global.noShell, noFilesystem: global.noFilesystem }),
+  );
+  if (failures.length > 0) throw new ConfigFailure(failures);
+  return layers;
+}
+
+function resolveBindings(
+  global: GlobalOptions,
+  cwd: string,
+): { bindings: Record<string, string>; workspace: string } {
+  const parsed = parseBindings(global.binds, cwd);
+  const errors: ConfigError[] = parsed.errors.map((message) => ({
+    code: ConfigErrorCode.INVALID_BINDING,
+    file: "command line",
+    line: 0,
+    keyPath: "--bind",
+    message,
+  }));
+  const requested = global.workspace ? resolve(cwd, global.workspace) : (parsed.bindings["workspace"] ?? cwd);
+  let workspace = requested;
+  try {
+    workspace = realpathSync(requested);
+    if (!statSync(workspace).isDirectory()) throw new Error("not a directory");
+  } catch {
+    errors.push({
+      code: ConfigErrorCode.INVALID_BINDING,
+      file: "command line",
+      line: 0,
+      keyPath: "--workspace",
+      message: `workspace ${requested} is not an existing directory`,
+    });
+  }
+  if (errors.length > 0) throw new ConfigFailure(errors);
+  return { bindings: { ...parsed.bindings, workspace }, workspace };
+}
+
+function credentialReferences(deployment: Deployment): CredentialReference[] {
+  const refs: CredentialReference[] = [];
+  const mcp = deployment.options["mcp"] as
+    | { servers?: Record<string, { env?: Record<string, string>; headers?: Record<string, string> }> }
+    | undefined;
+  for (const [server, config] of Object.entries(mcp?.servers ?? {})) {
+    for (const [variable, credential] of Object.entries(config.env ?? {})) {
+      refs.push({
+        credential,
+        consumer: "mcp.environment",
+        destination: server,
+        keyPath: `options.mcp.servers.${server}.env.${variable}`,
+      });
+    }
+    for (const [header, credential] of Object.entries(config.headers ?? {})) {
+      refs.push({
+        credential,
+        consumer: "mcp.headers",
+        destination: server,
+        keyPath: `options.mcp.servers.${server}.headers.${header}`,
+      });
+    }
+  }
+  const a2a = deployment.options["a2a"] as
+    | { remotes?: Record<string, { endpoint: string; bearer?: string }> }
+    | undefined;
+  for (const [name, remote] of Object.entries(a2a?.remotes ?? {})) {
+    if (remote.bearer) {
+      refs.push({
+        credential: remote.bearer,
+        consumer: "a2a.bearer",
+        destination: remote.endpoint,
+        keyPath: `options.a2a.remotes.${name}.bearer`,
+      });
+    }
+  }
+  return refs;
+}
+
+function limitsFrom(options: LimitsOptions | undefined) {
+  if (!options) return {};
+  const map: Record<string, number | null> = {};
+  const pairs: Array<[keyof LimitsOptions, string]> = [
+    ["run_deadline_ms", "runDeadlineMs"],
+    ["shell_deadline_ms", "shellDeadlineMs"],
+    ["tool_argument_bytes", "toolArgumentBytes"],
+    ["tool_result_bytes", "toolResultBytes"],
+    ["request_context_bytes", "requestContextBytes"],
+    ["model_output_bytes", "modelOutputBytes"],
+    ["native_events", "nativeEvents"],
+    ["model_calls", "modelCalls"],
+    ["tool_calls", "toolCalls"],
+  ];
+  for (const [from, to] of pairs) if (options[from] !== undefined) map[to] = options[from] as number;
+  return map;
+}
+
+/** A layer that denies a whole tool, citing the configuration key that turned it off. */
+export function disabledToolLayer(id: string, tool: string, rule: string): AuthorityLayer {
+  return defineLayer({ id, tool: { deny: [{ id: rule, match: tool }] } });
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+import { run } from "./cli.js";
+
+const controller = new AbortController();
+let interrupted = false;
+process.on("SIGINT", () => {
+  if (interrupted) process.exit(130);
+  interrupted = true;
+  controller.abort();
+});
+process.on("SIGTERM", () => controller.abort());
+
+const code = await run(process.argv.slice(2), {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  stdin: process.stdin,
+  isTTY: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+  cwd: process.cwd(),
+  env: process.env,
+  signal: controller.signal,
+});
+process.exitCode = interrupted && code !== 0 ? 130 : code;

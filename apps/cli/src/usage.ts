@@ -1,0 +1,25 @@
+export const USAGE = `pablo: governed tool execution for LLM agents
+
+usage:
+  pablo tools [--explain] [--json]              the effective catalog, and why tools are excluded
+  pablo call TOOL --args JSON [--dry-run] [--json]
+                                                one call through the full pipeline
+  pablo policy check [--json]                   lint the configuration
+  pablo audit show [--file F] [--session ID] [--last N] [--json]
+                                                the audit log as a timeline
+  pablo review list | pablo review rollback ID  review snapshots of file changes, and rollback
+
+options for every command:
+  --config FILE          deployment.toml (default: the cli preset)
+  --bind NAME=DIR        a named directory the configuration may refer to (repeatable)
+  --policy FILE          a static JSON policy layer
+  --workspace DIR        the workspace root (default: the current directory)
+  --permission MODE      ask | accept-edits | auto | read-only (never looser than the deployment)
+  --mode MODE            agent | plan | goal
+  --allow-write          allow fs.write and fs.edit
+  --no-shell             deny processes
+  --no-filesystem        deny filesystem reads and writes
+  --json                 machine-readable output
+
+exit codes: 0 ok, 1 the tool or task failed, 2 usage or configuration error, 3 denied, 130 cancelled
+`;
