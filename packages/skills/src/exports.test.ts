@@ -1,5 +1,8 @@
+import { join } from "node:path";
+import { Compile } from "typebox/compile";
 import { describe, expect, it } from "vitest";
 import * as api from "./index.js";
+import { FIXTURES } from "./test-support/temp.js";
 
 describe("public surface", () => {
   it("exports exactly the documented names", () => {
@@ -46,5 +49,18 @@ describe("public surface", () => {
         "skillToolFor",
       ]
     `);
+  });
+});
+
+describe("result schemas", () => {
+  it("describe what the functions return, so --json output has a documented shape", async () => {
+    const report = await api.checkSkills(join(FIXTURES, "valid/team"));
+    expect(Compile(api.SkillCheckReportSchema).Check(report)).toBe(true);
+    const discovery = await api.discoverSkills([{ name: "team", dir: join(FIXTURES, "valid/team") }]);
+    for (const skill of discovery.skills) expect(Compile(api.SkillSummarySchema).Check(skill)).toBe(true);
+    const { context } = await api.activateSkills(["team/evidence-review"], discovery);
+    expect(Compile(api.ActivatedSkillSchema).Check(context[0])).toBe(true);
+    const broken = await api.discoverSkills([{ name: "x", dir: join(FIXTURES, "failures/upper-case") }]);
+    for (const d of broken.diagnostics) expect(Compile(api.SkillDiagnosticSchema).Check(d)).toBe(true);
   });
 });

@@ -4,7 +4,7 @@ import { activateSkills } from "./activate.js";
 import { checkSkills } from "./check.js";
 import { discoverSkills } from "./discover.js";
 import { formatCheckReport, formatSkillContext, formatSkillDetail, formatSkillList } from "./format.js";
-import { FIXTURES } from "./test-support/temp.js";
+import { FIXTURES, useTempDir, writeSkill } from "./test-support/temp.js";
 
 const relativeTo = FIXTURES;
 
@@ -88,7 +88,6 @@ describe("human output for the CLI", () => {
 
 describe("terminal safety", () => {
   it("prints no control characters from skill text, field names or paths", async () => {
-    const { useTempDir, writeSkill } = await import("./test-support/temp.js");
     const root = useTempDir();
     writeSkill(
       root,

@@ -95,7 +95,12 @@ export const SkillCheckResultSchema = Type.Object(
     file: Type.String({ description: "Absolute path of its SKILL.md." }),
     valid: Type.Boolean({ description: "True when the skill loads: no error diagnostics." }),
     diagnostics: Type.Array(SkillDiagnosticSchema, { description: "Errors and warnings, in file order." }),
-    skill: Type.Optional(SkillSummarySchema),
+    skill: Type.Optional(
+      Type.Object(SkillSummarySchema.properties, {
+        additionalProperties: false,
+        description: "What discovery would report, when the skill loads.",
+      }),
+    ),
     instructionBytes: Type.Optional(
       Type.Integer({ minimum: 0, description: "What activation would add to a task's context." }),
     ),
@@ -110,7 +115,9 @@ export const SkillCheckReportSchema = Type.Object(
   {
     dir: Type.String({ description: "Absolute folder that was checked." }),
     valid: Type.Boolean({ description: "True when every package is valid and at least one was found." }),
-    results: Type.Array(SkillCheckResultSchema),
+    results: Type.Array(SkillCheckResultSchema, {
+      description: "One verdict per package found, in name order.",
+    }),
     diagnostics: Type.Array(SkillDiagnosticSchema, {
       description: "Problems with the folder itself (no skills, folders without SKILL.md, links).",
     }),
