@@ -121,7 +121,7 @@ async function discoverRoot(
             "put the package folder itself in the root instead of a link to it",
           ),
           root: root.name,
-          skill: entry.name,
+          skill: `${root.name}/${entry.name}`,
         });
       } else if (entry.kind === "file" && entry.name === SKILL_FILE) {
         diagnostics.push({
