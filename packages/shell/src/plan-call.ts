@@ -10,7 +10,7 @@ import { CLEAN_PATH, invalidAddition } from "./clean-env.js";
 import { commandAccesses, isCompound } from "./command-accesses.js";
 import { type ParsedCommandLine, parseCommandLine } from "./command-parser.js";
 import type { ResolvedShellOptions } from "./options.js";
-import { pinShell, type ShellEntry } from "./shell-catalog.js";
+import { lookupShell, pinShell, type ShellEntry } from "./shell-catalog.js";
 import type { ShellRunArgs } from "./shell-schema.js";
 
 /**
@@ -70,13 +70,15 @@ export async function planCall(
 }
 
 /**
- * Checks the options and arguments, pins the shell and contains the working directory. `execute`
- * calls it again right before spawning, so containment and the shell pin are re-checked at use.
+ * Checks the options and arguments, resolves (and with `pin`, pins for the turn) the shell and
+ * contains the working directory. `execute` calls it again right before spawning, so containment
+ * and the shell are re-checked at use.
  */
 export async function prepareCall(
   args: ShellRunArgs,
   ctx: ToolContext,
   deps: PlanDeps,
+  how: { readonly pin: boolean } = { pin: true },
 ): Promise<PreparedCall | ToolFailure> {
   const { options } = deps;
   if (!options.enabled) {
@@ -95,7 +97,7 @@ export async function prepareCall(
       { deadlineMs: options.deadlineMs },
     );
   }
-  const shell = pinShell(ctx, options.shell);
+  const shell = how.pin ? pinShell(ctx, options.shell) : lookupShell(options.shell);
   if ("ok" in shell) return shell;
   const cwd = await deps.resolveCwd(deps.workspace, args.cwd ?? ".");
   if (!cwd.ok) return { ok: false, error: cwd.error };

@@ -50,21 +50,13 @@ const PIN_KEY = "@pablo/shell:pinned-shell";
  * entry, and a later call of the same turn whose entry resolves differently is refused with
  * `COMMAND_SHELL_CHANGED` rather than silently running another shell.
  */
-export function pinShell(ctx: ToolContext, id: ShellEntry["id"]): ShellEntry | ToolFailure {
-  const entry = findShell(id);
-  if (!entry) {
-    return fail(
-      ErrorCode.SHELL_NOT_FOUND,
-      `no ${id} shell is installed at ${CANDIDATES[id].paths.join(", ")}`,
-      {
-        shell: id,
-        guidance:
-          id === "bash"
-            ? 'Install bash with the system package manager (for example `apt-get install bash`), or set options.shell.shell = "sh".'
-            : "Install a POSIX shell at /bin/sh (for example the dash or bash package).",
-      },
-    );
-  }
+export function pinShell(
+  ctx: Pick<ToolContext, "turnId" | "state">,
+  id: ShellEntry["id"],
+  find: (id: ShellEntry["id"]) => ShellEntry | undefined = findShell,
+): ShellEntry | ToolFailure {
+  const entry = lookupShell(id, find);
+  if ("ok" in entry) return entry;
   const pin = ctx.state(PIN_KEY, () => ({ turnId: "", entry: undefined as ShellEntry | undefined }));
   if (
     pin.turnId === ctx.turnId &&
@@ -80,6 +72,26 @@ export function pinShell(ctx: ToolContext, id: ShellEntry["id"]): ShellEntry | T
   pin.turnId = ctx.turnId;
   pin.entry = entry;
   return entry;
+}
+
+/** The catalog entry for `id`, or `SHELL_NOT_FOUND` with install guidance. Changes nothing. */
+export function lookupShell(
+  id: ShellEntry["id"],
+  find: (id: ShellEntry["id"]) => ShellEntry | undefined = findShell,
+): ShellEntry | ToolFailure {
+  const entry = find(id);
+  if (entry) return entry;
+  return fail(
+    ErrorCode.SHELL_NOT_FOUND,
+    `no ${id} shell is installed at ${CANDIDATES[id].paths.join(", ")}`,
+    {
+      shell: id,
+      guidance:
+        id === "bash"
+          ? 'Install bash with the system package manager (for example `apt-get install bash`), or set options.shell.shell = "sh".'
+          : "Install a POSIX shell at /bin/sh (for example the dash or bash package).",
+    },
+  );
 }
 
 function isExecutableFile(path: string): boolean {
