@@ -1,0 +1,77 @@
+import { defineTool, type ToolDefinition } from "@pablo/kernel";
+import Type from "typebox";
+import type { AgentControlHub } from "./hub.js";
+import { ControlToolName } from "./names.js";
+import { withRuntime } from "./with-runtime.js";
+
+const ChildId = Type.String({ pattern: "^c[0-9]{1,6}$", description: "The child's ID, as child_start returned it." });
+
+/**
+ * Supervised children (seed 002): child_start queues a bounded sub-task, child_wait reports its
+ * state and accounting, child_handoff promotes its one validated result into the conversation.
+ * A child's answer stays with the supervisor until it is handed off.
+ */
+export function childTools(hub: AgentControlHub): ToolDefinition[] {
+  return [
+    defineTool({
+      name: ControlToolName.CHILD_START,
+      providerName: "child_start",
+      summary: "Start a supervised child on a bounded sub-task",
+      description:
+        "Start a supervised child agent on a bounded sub-task. It works with read-only tools unless configured otherwise, shares your budgets, and runs two at a time; more wait in a queue. Returns its ID at once; use child_wait, then child_handoff to receive its result.",
+      inputSchema: Type.Object(
+        { task: Type.String({ minLength: 1, maxLength: 100_000, description: "The complete sub-task." }) },
+        { additionalProperties: false },
+      ),
+      risk: "low",
+      effects: ["child"],
+      category: "external",
+      mutates: false,
+      scope: [{ dimension: "child", value: "child" }],
+      execute: async (args, ctx) => withRuntime(hub, ctx, "child_start", (runtime) => runtime.startChild(args.task, ctx)),
+    }),
+    defineTool({
+      name: ControlToolName.CHILD_WAIT,
+      providerName: "child_wait",
+      summary: "Wait for a child and get its state and accounting",
+      description:
+        "Wait until a child finishes or the timeout passes, and get its state, its accounting (model calls, tool calls, duration) and the files it saw. Its answer is not included: use child_handoff.",
+      inputSchema: Type.Object(
+        {
+          child: ChildId,
+          timeout_ms: Type.Optional(
+            Type.Integer({ minimum: 0, maximum: 3_600_000, description: "Longest wait in milliseconds (default 600000; 0 only reports)." }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      risk: "low",
+      effects: ["child"],
+      category: "external",
+      mutates: false,
+      scope: [{ dimension: "child", value: "child" }],
+      execute: async (args, ctx) =>
+        withRuntime(hub, ctx, "child_wait", (runtime) => runtime.waitChild(args.child, args.timeout_ms ?? 600_000, ctx)),
+    }),
+    defineTool({
+      name: ControlToolName.CHILD_HANDOFF,
+      providerName: "child_handoff",
+      summary: "Receive a finished child's validated result",
+      description:
+        "Promote a finished child's result into this conversation: its answer and, when `artifact` names a file it read or wrote, that file's content. The file is checked again under the child's read authority just before use, and refused if it changed since the child saw it. Each child hands off once.",
+      inputSchema: Type.Object(
+        {
+          child: ChildId,
+          artifact: Type.Optional(Type.String({ minLength: 1, description: "A file the child read or wrote, as child_wait listed it." })),
+        },
+        { additionalProperties: false },
+      ),
+      risk: "low",
+      effects: ["child"],
+      category: "external",
+      mutates: false,
+      scope: [{ dimension: "child", value: "child" }],
+      execute: async (args, ctx) => withRuntime(hub, ctx, "child_handoff", (runtime) => runtime.handoff(args.child, args.artifact, ctx)),
+    }),
+  ];
+}
