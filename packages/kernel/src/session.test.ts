@@ -537,3 +537,21 @@ describe("accesses", () => {
     expect((await session.call({ tool: "test_write", args: { path: "/w/a" } })).result.ok).toBe(false);
   });
 });
+
+describe("narrowing a running session", () => {
+  it("adds an innermost layer that can only remove tools", async () => {
+    const session = createKernel().openSession({
+      catalog: createCatalog([echoTool(), writeTool()]),
+      permission: { mode: "auto" },
+    });
+    expect(session.visibleTools()).toHaveLength(2);
+    session.narrow(
+      defineLayer({ id: "skill.allowed-tools", tool: { allow: [{ id: "echo-only", match: "test.echo" }] } }),
+    );
+    expect(session.visibleTools().map((t) => t.name)).toEqual(["test.echo"]);
+    const { decision } = await session.call({ tool: "test_write", args: { path: "/w/a" } });
+    expect(decision).toMatchObject({ verdict: "deny", layer: "skill.allowed-tools" });
+    session.narrow(defineLayer({ id: "wide", tool: { allow: [{ id: "all", match: "*" }] } }));
+    expect(session.visibleTools().map((t) => t.name)).toEqual(["test.echo"]);
+  });
+});

@@ -118,7 +118,7 @@ const MAX_TIMER_MS = 2_147_483_647;
 export class Session {
   readonly id: string;
   readonly catalog: Catalog;
-  readonly layers: readonly AuthorityLayer[];
+  #layers: readonly AuthorityLayer[];
   readonly budget: Budget;
   readonly requester: string | undefined;
   #mode: OperatingMode;
@@ -140,13 +140,26 @@ export class Session {
     this.id = options.sessionId ?? randomUUID();
     this.catalog = options.catalog;
     const parentLayers = options.parent?.layers ?? [];
-    this.layers = Object.freeze([...parentLayers, ...(options.layers ?? [])]);
+    this.#layers = Object.freeze([...parentLayers, ...(options.layers ?? [])]);
     this.budget = options.parent?.budget ?? new Budget(resolveLimits(kernel.limits), this.#now);
     this.#mode = options.mode ?? options.parent?.mode ?? "agent";
     this.#permission = options.permission ?? options.parent?.permission ?? { mode: "ask" };
     this.#concurrency = options.concurrency ?? "sequential";
     this.requester = options.requester;
     this.#turn = this.#newTurn();
+  }
+
+  /** The authority layers, outermost first. */
+  get layers(): readonly AuthorityLayer[] {
+    return this.#layers;
+  }
+
+  /**
+   * Adds an innermost layer for the rest of the session (an activated skill's allowed-tools, a
+   * delegate's definition). Layers intersect, so this can only ever narrow what is allowed.
+   */
+  narrow(layer: AuthorityLayer): void {
+    this.#layers = Object.freeze([...this.#layers, layer]);
   }
 
   get mode(): OperatingMode {

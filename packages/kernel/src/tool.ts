@@ -161,8 +161,13 @@ export interface ToolProvider {
 }
 
 /** Builds a success result. */
-export function ok(data: JsonValue, extra?: { committed?: boolean }): ToolSuccess {
-  return extra?.committed ? { ok: true, data, committed: true } : { ok: true, data };
+export function ok(data: JsonValue, extra?: { committed?: boolean; auditNotes?: AuditNotes }): ToolSuccess {
+  return {
+    ok: true,
+    data,
+    ...(extra?.committed ? { committed: true } : {}),
+    ...(extra?.auditNotes ? { auditNotes: extra.auditNotes } : {}),
+  };
 }
 
 /** Builds a failure result. */
