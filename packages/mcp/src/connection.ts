@@ -135,12 +135,18 @@ export class McpConnection {
       endCall = (reason) => resolve({ kind: "disconnected", reason });
     });
     this.#inflight.add(endCall);
+    // The kernel may hand every call of a turn the same signal, and the SDK never removes the
+    // listener it adds: give the SDK a per-call signal and detach from the caller's afterwards.
+    const controller = new AbortController();
+    const forward = () => controller.abort(options.signal.reason);
+    if (options.signal.aborted) forward();
+    else options.signal.addEventListener("abort", forward, { once: true });
     try {
       // `request`, not `callTool`: Pablo validates structured output itself, within its subset.
       const request = this.#client.request(
         { method: "tools/call", params: { name, arguments: args, _meta: { progressToken: token } } },
         CallToolResultSchema,
-        { signal: options.signal, timeout: options.timeoutMs },
+        { signal: controller.signal, timeout: options.timeoutMs },
       );
       const answered = request.then(
         (result): CallOutcome => ({ kind: "result", result: result as CallToolResult }),
@@ -148,6 +154,7 @@ export class McpConnection {
       );
       return await Promise.race([answered, disconnected]);
     } finally {
+      options.signal.removeEventListener("abort", forward);
       unwatch();
       this.#inflight.delete(endCall);
     }

@@ -98,10 +98,9 @@ export class ProcessStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child?.stdin;
     if (!stdin || stdin.destroyed || this.#closing) return Promise.reject(new Error("not connected"));
-    return new Promise((resolve, reject) => {
-      if (stdin.write(serializeMessage(message), (error) => (error ? reject(error) : undefined))) resolve();
-      else stdin.once("drain", () => resolve());
-    });
+    // Write errors surface through the stdin "error" listener; only backpressure is awaited here.
+    if (stdin.write(serializeMessage(message))) return Promise.resolve();
+    return new Promise((resolve) => stdin.once("drain", () => resolve()));
   }
 
   /** Ends and reaps the process group; resolves whether that was proven. Idempotent. */
@@ -127,7 +126,8 @@ export class ProcessStdioTransport implements Transport {
     let start = 0;
     let newline = chunk.indexOf(0x0a, start);
     while (newline !== -1) {
-      const line = Buffer.concat([...this.#pending, chunk.subarray(start, newline)]);
+      const tail = chunk.subarray(start, newline);
+      const line = this.#pending.length === 0 ? tail : Buffer.concat([...this.#pending, tail]);
       this.#pending = [];
       this.#pendingBytes = 0;
       this.#deliver(line);
@@ -147,8 +147,9 @@ export class ProcessStdioTransport implements Transport {
       this.#tooLarge();
       return;
     }
-    const text = line.toString("utf8").replace(/\r$/, "");
-    if (text.trim() === "") return;
+    const end = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length;
+    if (end === 0) return;
+    const text = line.toString("utf8", 0, end);
     let message: JSONRPCMessage;
     try {
       message = deserializeMessage(text);
