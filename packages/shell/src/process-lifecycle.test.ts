@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createShellTool, type ProcessControl, procProcessControl, type ShellToolConfig } from "./index.js";
 import { sessionFor } from "./test-support/kernel.js";
-import { isAlive, killAll, readPids } from "./test-support/processes.js";
+import { eventually, isAlive, killAll, readPids } from "./test-support/processes.js";
 import { useWorkspace } from "./test-support/workspace.js";
 
 const FAST_CLEANUP = { kill_grace_ms: 300, cleanup_ms: 3_000 };
@@ -25,11 +25,12 @@ describe("a process started by shell.run does not outlive the call", () => {
     const { result } = await session.call({
       tool: "shell_run",
       args: {
-        command: "sleep 60 & echo $! >> pids; sh -c 'sleep 60 & echo $! >> pids; wait' & echo ready; wait",
-        timeout_ms: 700,
+        command:
+          "sleep 60 & echo $! >> pids; sh -c 'sleep 60 & echo $! >> pids; wait' & while [ $(wc -l < pids) -lt 2 ]; do sleep 0.02; done; echo ready; wait",
+        timeout_ms: 1_500,
       },
     });
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeLessThan(6_000);
     expect(result).toMatchObject({
       ok: false,
       error: { code: "TOOL_TIMEOUT", details: { stdout: "ready\n" } },
@@ -43,10 +44,12 @@ describe("a process started by shell.run does not outlive the call", () => {
     const { session, pids } = shell();
     const { result } = await session.call({
       tool: "shell_run",
-      args: { command: "trap '' TERM; sleep 60 & echo $! > pids; wait", timeout_ms: 300 },
+      args: { command: "trap '' TERM; sleep 60 & echo $! > pids; wait", timeout_ms: 500 },
     });
     expect(result).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" } });
-    expect(pids(1).filter(isAlive)).toEqual([]);
+    const found = pids(1);
+    expect(found).toHaveLength(1);
+    expect(found.filter(isAlive)).toEqual([]);
   });
 
   it("ends a background child left behind by a command that succeeded", async () => {
@@ -57,7 +60,9 @@ describe("a process started by shell.run does not outlive the call", () => {
     });
     expect(result).toMatchObject({ ok: true, data: { exitCode: 0 } });
     expect(audit.notes).toMatchObject({ endedProcesses: 1 });
-    expect(pids(1).filter(isAlive)).toEqual([]);
+    const found = pids(1);
+    expect(found).toHaveLength(1);
+    expect(found.filter(isAlive)).toEqual([]);
   });
 
   it("finds a setsid escapee that left the session and group by the run marker, and ends it", async () => {
@@ -71,6 +76,7 @@ describe("a process started by shell.run does not outlive the call", () => {
     });
     expect(result).toMatchObject({ ok: true });
     const [escapee] = pids(1);
+    expect(escapee).toBeGreaterThan(1);
     const leader = readFileSync(`${workspace}/leader`, "utf8").trim();
     const sid = readFileSync(`${workspace}/sid`, "utf8").trim();
     expect(sid).not.toBe(leader);
@@ -87,7 +93,9 @@ describe("a process started by shell.run does not outlive the call", () => {
       },
     });
     expect(result).toMatchObject({ ok: true });
-    expect(pids(1).filter(isAlive)).toEqual([]);
+    const found = pids(1);
+    expect(found).toHaveLength(1);
+    expect(found.filter(isAlive)).toEqual([]);
   });
 
   it("finds an escapee that cleared its environment by the output it still holds open, and ends it", async () => {
@@ -98,22 +106,28 @@ describe("a process started by shell.run does not outlive the call", () => {
     });
     expect(result).toMatchObject({ ok: true, data: { stdout: "started\n" } });
     expect(audit.notes).toMatchObject({ endedProcesses: 1 });
-    expect(pids(1).filter(isAlive)).toEqual([]);
+    const found = pids(1);
+    expect(found).toHaveLength(1);
+    expect(found.filter(isAlive)).toEqual([]);
   });
 
   it("ends everything promptly when the call is cancelled, and reports TOOL_CANCELLED", async () => {
-    const { session, pids } = shell();
+    const { session, pids, workspace } = shell();
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 400);
-    const started = Date.now();
-    const { result } = await session.call({
+    const call = session.call({
       tool: "shell_run",
       args: { command: "sleep 60 & echo $! > pids; sh -c 'sleep 60' & wait" },
       signal: controller.signal,
     });
+    await eventually(() => readPids(`${workspace}/pids`, 1));
+    const cancelled = Date.now();
+    controller.abort();
+    const { result } = await call;
     expect(result).toMatchObject({ ok: false, error: { code: "TOOL_CANCELLED" } });
-    expect(Date.now() - started).toBeLessThan(3_000);
-    expect(pids(1).filter(isAlive)).toEqual([]);
+    expect(Date.now() - cancelled).toBeLessThan(3_000);
+    const found = pids(1);
+    expect(found).toHaveLength(1);
+    expect(found.filter(isAlive)).toEqual([]);
   });
 
   it("reports TOOL_CLEANUP_FAILED naming a process it could not end", async () => {

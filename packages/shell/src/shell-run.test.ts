@@ -257,6 +257,12 @@ describe("shell.run through the kernel", () => {
       }
     `);
     expect(tool.summary).toMatchInlineSnapshot(`"Run a non-interactive shell command in the workspace"`);
+    expect(tool.description).toMatchInlineSnapshot(`
+      "Runs a command line non-interactively with the pinned shell (/bin/sh -c by default) in the workspace.
+      stdin is closed; the environment is small and clean (fixed PATH, UTF-8 locale, no HOME or credentials); only PABLO_TASK_* variables may be added.
+      stdout and stderr are returned separately, ANSI escapes removed, each cut to its last lines; a non-zero exit status is an error that keeps exitCode, stdout and stderr.
+      The command and everything it starts are ended at the timeout. Command rules may allow only some commands: globbing, expansions, substitutions, redirections and other dynamic shell constructs are then refused."
+    `);
     expect(findShell("sh")).toEqual({ id: "sh", path: "/bin/sh", dialect: "posix", args: ["-c"] });
   });
 });
