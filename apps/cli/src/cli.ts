@@ -5,10 +5,12 @@ import { auditShowCommand } from "./commands/audit.js";
 import { callCommand, requireArgs } from "./commands/call.js";
 import { policyCheckCommand } from "./commands/policy.js";
 import { reviewListCommand, reviewRollbackCommand } from "./commands/review.js";
+import { skillsCheckCommand, skillsListCommand, skillsShowCommand } from "./commands/skills.js";
 import { toolsCommand } from "./commands/tools.js";
 import { ConfigFailure, openTask, type TaskEnvironment } from "./distribution.js";
 import { Exit } from "./exit-codes.js";
 import { type Io, printConfigFailure } from "./output.js";
+import { AdmissionFailure } from "./providers.js";
 import { USAGE } from "./usage.js";
 
 /** Runs one CLI invocation and returns its exit code. Never throws for user input. */
@@ -81,6 +83,21 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
           );
         throw new UsageError("usage: pablo review list | pablo review rollback ID");
       }
+      case "skills": {
+        const parsed = parseCommand(rest);
+        const [sub, name, extra] = parsed.positionals;
+        if (sub === "check" && name && !extra)
+          return await skillsCheckCommand(io, { dir: name, json: parsed.global.json });
+        if (sub === "list" && !name)
+          return await withTask(io, parsed, (task) =>
+            skillsListCommand(io, task, { json: parsed.global.json }),
+          );
+        if (sub === "show" && name && !extra)
+          return await withTask(io, parsed, (task) =>
+            skillsShowCommand(io, task, { name, json: parsed.global.json }),
+          );
+        throw new UsageError("usage: pablo skills list | pablo skills show NAME | pablo skills check DIR");
+      }
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}; run pablo help`);
     }
@@ -91,6 +108,10 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     }
     if (error instanceof ConfigFailure) {
       printConfigFailure(io, error);
+      return Exit.USAGE;
+    }
+    if (error instanceof AdmissionFailure) {
+      io.stderr(`pablo: ${error.message}\n`);
       return Exit.USAGE;
     }
     throw error;

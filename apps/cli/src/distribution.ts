@@ -39,7 +39,7 @@ import {
 } from "@pablo/kernel";
 import { defaultAuditPath, JsonlAuditSink, stateDirectory } from "@pablo/kernel/node";
 import type { GlobalOptions } from "./args.js";
-import { distributionSections, openProviders, sectionLayers } from "./providers.js";
+import { distributionSections, openProviders, sectionLayers, type TaskSkills } from "./providers.js";
 
 /** Everything one CLI task needs: the frozen catalog, the session over it, and how to close it. */
 export interface TaskEnvironment {
@@ -55,6 +55,7 @@ export interface TaskEnvironment {
   readonly credentials: CredentialResolver;
   readonly references: readonly CredentialReference[];
   readonly providers: readonly ToolProvider[];
+  readonly skills: TaskSkills | undefined;
   close(): Promise<void>;
 }
 
@@ -124,7 +125,7 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
   const session = kernel.openSession({
     sessionId,
     catalog,
-    layers,
+    layers: [...layers, ...providers.layers],
     mode: global.mode ?? (modes?.default as OperatingMode | undefined) ?? "agent",
     permission: {
       mode: effectivePermission(permissionOptions, global.permission),
@@ -137,7 +138,7 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
     session,
     catalog,
     deployment,
-    layers,
+    layers: session.layers,
     diagnostics,
     workspace,
     stateDir,
@@ -145,6 +146,7 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
     credentials,
     references,
     providers: providers.providers,
+    skills: providers.skills,
     close: async () => {
       await Promise.all(providers.providers.map((p) => p.close?.()));
       await providers.close();

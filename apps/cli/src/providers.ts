@@ -3,13 +3,25 @@ import type { Deployment } from "@pablo/config";
 import { createFsTools, createScratchRoot, type FsOptions, FsOptionsSchema, ReviewStore } from "@pablo/fs";
 import type { AuthorityLayer, CatalogDiagnostic, CredentialResolver, ToolProvider } from "@pablo/kernel";
 import { commandRulesLayer, createShellTool, type ShellOptions, ShellOptionsSchema } from "@pablo/shell";
+import {
+  type ActivatedSkill,
+  activateSkills,
+  allowedToolsLayer,
+  type Discovery,
+  discoverSkills,
+  formatDiagnostic,
+  resolveSkillsOptions,
+  type SkillRoot,
+  SkillsOptionsSchema,
+  skillToolFor,
+} from "@pablo/skills";
 import Type, { type TSchema } from "typebox";
 import { disabledToolLayer } from "./distribution.js";
 
 /** The `[options.*]` sections this distribution's packages bring. */
 export function distributionSections(): Record<string, TSchema> {
   // Every key of a section is optional in the file; packages fill defaults.
-  return { fs: Type.Partial(FsOptionsSchema), shell: ShellOptionsSchema };
+  return { fs: Type.Partial(FsOptionsSchema), shell: ShellOptionsSchema, skills: SkillsOptionsSchema };
 }
 
 /** Authority layers that packages derive from their own sections. */
@@ -31,12 +43,28 @@ export interface ProviderContext {
   readonly bindings: Readonly<Record<string, string>>;
 }
 
-/** The tool providers of one task, each fresh for it. */
-export async function openProviders(context: ProviderContext): Promise<{
-  providers: ToolProvider[];
-  diagnostics: CatalogDiagnostic[];
+/** Skills of a task: what discovery found and what the deployment activated. */
+export interface TaskSkills {
+  readonly roots: readonly SkillRoot[];
+  readonly discovery: Discovery;
+  readonly activated: readonly ActivatedSkill[];
+}
+
+/** The providers of one task, each fresh for it, and layers they add (an allowed-tools restriction). */
+export interface OpenedProviders {
+  readonly providers: ToolProvider[];
+  readonly diagnostics: CatalogDiagnostic[];
+  readonly layers: AuthorityLayer[];
+  readonly skills: TaskSkills | undefined;
   close(): Promise<void>;
-}> {
+}
+
+/** Thrown when a provider cannot admit the task (a required server, an activation that does not fit). */
+export class AdmissionFailure extends Error {
+  override readonly name = "AdmissionFailure";
+}
+
+export async function openProviders(context: ProviderContext): Promise<OpenedProviders> {
   const fsOptions = context.deployment.options["fs"] as Partial<FsOptions> | undefined;
   const shellOptions = context.deployment.options["shell"] as ShellOptions | undefined;
   const scratch = createScratchRoot(join(context.stateDir, "data"), context.sessionId);
@@ -52,14 +80,53 @@ export async function openProviders(context: ProviderContext): Promise<{
     ...(shellOptions ? { options: shellOptions } : {}),
     scratchDir: scratch.path,
   });
+  const providers: ToolProvider[] = [
+    { id: "fs", tools: () => fsTools },
+    { id: "shell", tools: () => [shell] },
+  ];
+  const layers: AuthorityLayer[] = [];
+  const skills = await openSkills(context.deployment.options["skills"]);
+  if (skills) {
+    const tool = skillToolFor(skills.roots, skills.discovery, {
+      enabled: skills.options.tool,
+      active: skills.activated,
+      maxContextBytes: skills.options.maxContextBytes,
+      maxSkillBytes: skills.options.maxSkillBytes,
+    });
+    if (tool) providers.push({ id: "skills", tools: () => [tool] });
+    if (skills.options.restrictToAllowedTools) {
+      const restriction = allowedToolsLayer(skills.activated, { alsoAllow: tool ? [tool.name] : [] });
+      if (restriction.layer) layers.push(restriction.layer);
+    }
+  }
   return {
-    providers: [
-      { id: "fs", tools: () => fsTools },
-      { id: "shell", tools: () => [shell] },
-    ],
-    diagnostics: [],
+    providers,
+    diagnostics: (skills?.discovery.diagnostics ?? [])
+      .filter((d) => d.severity === "error")
+      .map((d) => ({ source: "skills", code: d.code, message: formatDiagnostic(d) })),
+    layers,
+    skills: skills && { roots: skills.roots, discovery: skills.discovery, activated: skills.activated },
     close: async () => scratch.remove(),
   };
+}
+
+async function openSkills(section: unknown) {
+  if (section === undefined) return undefined;
+  const resolved = resolveSkillsOptions(section);
+  if (!resolved.ok) throw new AdmissionFailure(`[options.skills]: ${resolved.issues.join("; ")}`);
+  const options = resolved.options;
+  const discovery = await discoverSkills(options.roots, { maxSkillBytes: options.maxSkillBytes });
+  const activation = await activateSkills(options.activate, discovery, {
+    maxContextBytes: options.maxContextBytes,
+    maxSkillBytes: options.maxSkillBytes,
+  });
+  const failed = activation.diagnostics.filter((d) => d.severity === "error");
+  if (failed.length > 0) {
+    throw new AdmissionFailure(
+      `skill activation failed: ${failed.map((d) => formatDiagnostic(d)).join("; ")}`,
+    );
+  }
+  return { options, roots: options.roots, discovery, activated: activation.context };
 }
 
 /** Review snapshots live in the state directory, never the workspace. */
