@@ -17,8 +17,8 @@ const SPARES = 2;
 
 /**
  * Takes a connected pair whose reader delivers every read through `onChunk`, as a view of one
- * reused buffer. Pairs come from a private listening socket made once per process (in a 0700
- * temporary directory); a couple are kept ready so a run does not wait for the handshake.
+ * reused buffer. Pairs come from a listening socket made once per process; a couple are kept
+ * ready so a run does not wait for the handshake.
  * Rejects when no pair can be made.
  */
 export async function takeSocketPair(onChunk: (chunk: Buffer) => void): Promise<SocketPair> {
@@ -114,26 +114,46 @@ class PairServer {
 
   close(): void {
     this.#server.close();
-    rmSync(dirname(this.#path), { recursive: true, force: true });
+    if (!this.#path.startsWith("\0")) rmSync(dirname(this.#path), { recursive: true, force: true });
   }
 }
 
 let server: Promise<PairServer | undefined> | undefined;
 
+/**
+ * Listens on a random name in Linux's abstract socket namespace, which leaves nothing behind on
+ * disk however the process ends; elsewhere in a private 0700 temporary directory. Anyone who can
+ * reach the name may connect, but only a connection that sends a pending random token is ever
+ * handed out, and nothing is written to any other.
+ */
 async function startServer(): Promise<PairServer | undefined> {
-  try {
-    const dir = mkdtempSync(join(tmpdir(), "pablo-shell-"));
-    const path = join(dir, "out.sock");
-    const listener = createServer();
-    listener.listen(path);
-    await once(listener, "listening");
-    listener.unref();
-    const pairServer = new PairServer(listener, path);
-    process.once("exit", () => pairServer.close());
-    return pairServer;
-  } catch {
-    return undefined;
+  for (const place of process.platform === "linux"
+    ? (["abstract", "directory"] as const)
+    : (["directory"] as const)) {
+    try {
+      const path =
+        place === "abstract"
+          ? `\0pablo-shell-${process.pid}-${randomBytes(8).toString("hex")}`
+          : privatePath();
+      const listener = createServer();
+      listener.listen(path);
+      await Promise.race([
+        once(listener, "listening"),
+        once(listener, "error").then(([error]) => Promise.reject(error)),
+      ]);
+      listener.unref();
+      const pairServer = new PairServer(listener, path);
+      process.once("exit", () => pairServer.close());
+      return pairServer;
+    } catch {
+      // Try the next place.
+    }
   }
+  return undefined;
+}
+
+function privatePath(): string {
+  return join(mkdtempSync(join(tmpdir(), "pablo-shell-")), "out.sock");
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
