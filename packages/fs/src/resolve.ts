@@ -184,7 +184,16 @@ class Walker {
         path: shown,
       });
     }
-    const target = await this.#roots.io.readlink(this.#current, name);
+    let target: string;
+    try {
+      target = await this.#roots.io.readlink(this.#current, name);
+    } catch (error) {
+      const code = errorCode(error);
+      if (code !== "EINVAL" && code !== "ENOENT") throw error;
+      // No longer a link (swapped since the lstat): look at the component again.
+      this.#queue.unshift(name);
+      return undefined;
+    }
     const joined = joinLinkTarget([...this.#root.components, ...this.#done], target);
     const inside = joined ? this.#placeInside(joined) : undefined;
     if (!inside) {

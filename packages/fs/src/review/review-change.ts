@@ -47,7 +47,9 @@ export const ReviewChangeSchema = Type.Object(
 export type ReviewChange = Static<typeof ReviewChangeSchema>;
 
 /** Largest previous+new text diffed line by line; bigger changes report counts only. */
-const MAX_DIFF_BYTES = 2 * 1024 * 1024;
+const MAX_DIFF_BYTES = 1024 * 1024;
+/** Most changed lines the diff explores before giving up (its cost grows with this times the size). */
+const MAX_EDIT_LENGTH = 2000;
 /** Most hunk lines kept in one record. */
 const MAX_HUNK_LINES = 2000;
 
@@ -85,7 +87,8 @@ export function describeChange(input: ChangeInput): ReviewChange {
     before.length + input.after.length <= MAX_DIFF_BYTES
       ? structuredPatch(input.path, input.path, oldText, newText, undefined, undefined, {
           context: 3,
-          timeout: 2000,
+          maxEditLength: MAX_EDIT_LENGTH,
+          timeout: 250,
         })
       : undefined;
   if (!patch) {

@@ -80,6 +80,19 @@ export async function openPath(
   const declared = takeDeclared(env, ctx.callId);
   const parsed = parsePath(text);
   if (!parsed.ok) return parsed.failure;
+  if (parsed.path.trailingSlash) {
+    // "a.txt/" names a directory; it is never silently read or written as the file "a.txt".
+    if (want === "file" || want === "writable") {
+      return fail(
+        ErrorCode.INVALID_ARGUMENT,
+        `${text} ends in "/", which names a directory, but a file is needed`,
+        {
+          path: text,
+        },
+      );
+    }
+    if (want === "file-or-directory") want = "directory";
+  }
   const located = await locate(env.roots, parsed.path);
   if ("ok" in located) return located;
   const resolved = await resolve(env.roots, located, want, { symlinks: env.options.symlinks, createParents });

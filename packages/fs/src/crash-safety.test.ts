@@ -1,0 +1,88 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { childBundle, freshDist, PACKAGE_DIR } from "./test-support/dist.js";
+import { useTempDir } from "./test-support/harness.js";
+import { stopChild } from "./test-support/processes.js";
+
+const TRIALS = 200;
+const LANES = 4;
+const INITIAL = "initial\n";
+const A = "alpha-line\n".repeat(40_000);
+const B = "bravo-line-is-longer\n".repeat(30_000);
+
+/** Writes A and B alternately through fs.write, each with the revision it just read, forever. */
+const WRITER = (entry: string, kernel: string) => `
+import { createFsTools } from ${JSON.stringify(entry)};
+import { createCatalog, createKernel } from ${JSON.stringify(kernel)};
+const [ws] = process.argv.slice(1);
+const A = ${JSON.stringify(A.slice(0, 11))}.repeat(40000), B = ${JSON.stringify(B.slice(0, 21))}.repeat(30000);
+const tools = await createFsTools({ workspace: ws });
+const session = createKernel().openSession({ catalog: createCatalog(tools), permission: { mode: "auto" } });
+process.stdout.write("ready\\n");
+for (let i = 0; ; i++) {
+  const read = (await session.call({ tool: "fs_read", args: { path: "target.txt", limit: 1 } })).result;
+  const write = (await session.call({ tool: "fs_write", args: { path: "target.txt", content: i % 2 ? A : B, expected_revision: read.data.revision } })).result;
+  if (!write.ok) { process.stderr.write(JSON.stringify(write) + "\\n"); process.exit(2); }
+}
+`;
+
+let script = "";
+let bundleDir = "";
+beforeAll(async () => {
+  bundleDir = mkdtempSync(join(tmpdir(), "pablo-bundle-"));
+  const bundle = await childBundle(bundleDir);
+  script = bundle
+    ? WRITER(pathToFileURL(bundle).href, pathToFileURL(bundle).href)
+    : WRITER(pathToFileURL(freshDist()).href, "@pablo/kernel");
+}, 180_000);
+afterAll(() => rmSync(bundleDir, { recursive: true, force: true }));
+
+describe("crash safety of fs.write", () => {
+  it(`leaves the old or the new complete content when the writer is killed with SIGKILL (${TRIALS} trials)`, async () => {
+    const outcomes = { initial: 0, a: 0, b: 0, leftoverTemporaries: 0 };
+    const lane = async (index: number) => {
+      const ws = useTempDir(`pablo-crash-${index}-`);
+      for (let trial = index; trial < TRIALS; trial += LANES) {
+        writeFileSync(join(ws, "target.txt"), INITIAL);
+        const child = await startWriter(ws);
+        // Uniform over the first 120 ms of writing, in which several complete writes fit.
+        await sleep(Math.random() * 120);
+        await stopChild(child);
+        expect(child.signalCode).toBe("SIGKILL");
+        const content = readFileSync(join(ws, "target.txt"), "utf8");
+        if (content === INITIAL) outcomes.initial++;
+        else if (content === A) outcomes.a++;
+        else if (content === B) outcomes.b++;
+        else throw new Error(`trial ${trial}: torn content of ${content.length} bytes`);
+        const temporaries = readdirSync(ws).filter((name) => name.startsWith(".pablo-"));
+        if (temporaries.length > 0) outcomes.leftoverTemporaries++;
+        for (const name of temporaries) writeFileSync(join(ws, name), "");
+      }
+    };
+    await Promise.all(Array.from({ length: LANES }, (_, i) => lane(i)));
+    expect(outcomes.initial + outcomes.a + outcomes.b).toBe(TRIALS);
+    // The kills really landed while writes were in progress and after some had completed.
+    expect(outcomes.a + outcomes.b).toBeGreaterThan(0);
+    expect(outcomes.leftoverTemporaries).toBeGreaterThan(0);
+  }, 600_000);
+});
+
+async function startWriter(ws: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script, "--", ws], {
+    cwd: PACKAGE_DIR,
+    env: { PATH: "/usr/bin:/bin" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (status) => reject(new Error(`writer exited early with ${status}`)));
+    child.stdout?.once("data", () => resolve());
+  });
+  child.removeAllListeners("exit");
+  return child;
+}
