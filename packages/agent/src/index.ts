@@ -11,7 +11,11 @@ export {
 } from "./children/subagents.js";
 export type { AgentOptions as AgentDeploymentOptions } from "./control/agent-options.js";
 export { AgentOptionsSchema } from "./control/agent-options.js";
-export type { AgentProviderOptions, AgentToolProvider, ControlToolOptions } from "./control/agent-provider.js";
+export type {
+  AgentProviderOptions,
+  AgentToolProvider,
+  ControlToolOptions,
+} from "./control/agent-provider.js";
 export {
   agentProviderFromOptions,
   createAgentProvider,
@@ -20,7 +24,13 @@ export {
 } from "./control/agent-provider.js";
 export { AgentControlHub } from "./control/hub.js";
 export { AgentErrorCode, ControlToolName, EXCLUSIVE_TOOLS } from "./control/names.js";
-export type { AgentRuntime, ApprovalAnswer, ApprovalRequest, Question, QuestionPort } from "./control/ports.js";
+export type {
+  AgentRuntime,
+  ApprovalAnswer,
+  ApprovalRequest,
+  Question,
+  QuestionPort,
+} from "./control/ports.js";
 export type { AgentOptions } from "./loop/agent.js";
 export { Agent, runAgent } from "./loop/agent.js";
 export { compactMessages } from "./loop/compact.js";

@@ -30,7 +30,11 @@ export const DEFAULT_MAX_CHILDREN = 2;
 export function resolveChildConfig(options: ChildOptions | ChildConfig = {}): ChildConfig {
   if ("grants" in options) return options;
   const { items } = resolveSubagents([
-    { name: "child", description: "child", ...(options.tools !== undefined ? { tools: options.tools === "*" ? "*" : [...options.tools] } : {}) },
+    {
+      name: "child",
+      description: "child",
+      ...(options.tools !== undefined ? { tools: options.tools === "*" ? "*" : [...options.tools] } : {}),
+    },
   ]);
   const resolved = items[0];
   return {

@@ -1,18 +1,33 @@
-import { type AuthorityLayer, defineLayer, type Kernel, type Session, type ToolVisibility } from "@pablo/kernel";
+import {
+  type AuthorityLayer,
+  defineLayer,
+  type Kernel,
+  type Session,
+  type ToolVisibility,
+} from "@pablo/kernel";
 import Type, { type Static } from "typebox";
 
 /** A Task subagent as a deployment or host declares it. */
 export const SubagentDefinitionSchema = Type.Object(
   {
-    name: Type.String({ pattern: "^[a-z0-9][a-z0-9-]{0,47}$", description: "Name the model passes to Task." }),
-    description: Type.String({ minLength: 1, maxLength: 1000, description: "When to use this delegate; shown to the model." }),
+    name: Type.String({
+      pattern: "^[a-z0-9][a-z0-9-]{0,47}$",
+      description: "Name the model passes to Task.",
+    }),
+    description: Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      description: "When to use this delegate; shown to the model.",
+    }),
     tools: Type.Optional(
       Type.Union([Type.Literal("*"), Type.Array(Type.String())], {
         description:
           "Tools the delegate may call, from Read, Glob, Grep, BrowserPreview, Bash, Edit and Write; `*` is all seven. Default: Read, Glob, Grep.",
       }),
     ),
-    instructions: Type.Optional(Type.String({ maxLength: 64 * 1024, description: "System instructions of the delegate." })),
+    instructions: Type.Optional(
+      Type.String({ maxLength: 64 * 1024, description: "System instructions of the delegate." }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -69,14 +84,19 @@ export function resolveSubagents(definitions: readonly SubagentDefinition[]): {
   const seen = new Set<string>();
   for (const definition of definitions) {
     if (seen.has(definition.name)) {
-      diagnostics.push({ subagent: definition.name, message: "a subagent with this name is already defined; ignored" });
+      diagnostics.push({
+        subagent: definition.name,
+        message: "a subagent with this name is already defined; ignored",
+      });
       continue;
     }
     seen.add(definition.name);
-    const declared = definition.tools === "*" ? Object.keys(ASSIGNABLE_TOOLS) : (definition.tools ?? []);
+    const all =
+      definition.tools === "*" || (Array.isArray(definition.tools) && definition.tools.includes("*"));
+    const declared = all ? Object.keys(ASSIGNABLE_TOOLS) : (definition.tools ?? []);
     const grants: string[] = [];
     for (const name of declared) {
-      const seed = ASSIGNABLE_TOOLS[name] ? name : ALIASES.get(name.toLowerCase()) ?? ALIASES.get(name);
+      const seed = ASSIGNABLE_TOOLS[name] ? name : (ALIASES.get(name.toLowerCase()) ?? ALIASES.get(name));
       if (!seed) {
         diagnostics.push({
           subagent: definition.name,
@@ -127,6 +147,10 @@ export function openDelegateSession(kernel: Kernel, parent: Session, subagent: R
 }
 
 /** A delegate's effective authority: every catalog tool, visible or not, with the deciding rule. */
-export function delegateAuthority(kernel: Kernel, parent: Session, subagent: ResolvedSubagent): ToolVisibility[] {
+export function delegateAuthority(
+  kernel: Kernel,
+  parent: Session,
+  subagent: ResolvedSubagent,
+): ToolVisibility[] {
   return openDelegateSession(kernel, parent, subagent).visibility();
 }

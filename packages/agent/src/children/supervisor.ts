@@ -1,4 +1,12 @@
-import { ErrorCode, fail, type Kernel, ok, type Session, type ToolContext, type ToolResult } from "@pablo/kernel";
+import {
+  ErrorCode,
+  fail,
+  type Kernel,
+  ok,
+  type Session,
+  type ToolContext,
+  type ToolResult,
+} from "@pablo/kernel";
 import { AgentErrorCode } from "../control/names.js";
 import type { AgentEventListener, AgentRunResult, ChildState } from "../loop/events.js";
 import type { ChildConfig } from "./child-config.js";
@@ -57,16 +65,25 @@ export class ChildSupervisor {
 
   start(task: string): ToolResult {
     const id = `c${++this.#sequence}`;
-    let settle = () => undefined as void;
+    let settle: () => void = () => undefined;
     const done = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    const record: ChildRecord = { id, task, state: "queued", controller: new AbortController(), handedOff: false, done, settle };
+    const record: ChildRecord = {
+      id,
+      task,
+      state: "queued",
+      controller: new AbortController(),
+      handedOff: false,
+      done,
+      settle,
+    };
     this.#children.set(id, record);
     this.#queue.push(record);
     this.#pump();
     const position = this.#queue.indexOf(record);
-    if (record.state === "queued") this.#options.emit({ type: "child.state", child: id, state: "queued", position: position + 1 });
+    if (record.state === "queued")
+      this.#options.emit({ type: "child.state", child: id, state: "queued", position: position + 1 });
     return ok({
       child: id,
       state: record.state,
@@ -81,7 +98,7 @@ export class ChildSupervisor {
     if (!record) return fail(ErrorCode.NOT_FOUND, `no child ${id}`);
     if (timeoutMs > 0 && !isFinal(record.state)) {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      let onAbort = () => undefined as void;
+      let onAbort: () => void = () => undefined;
       await Promise.race([
         record.done,
         new Promise<void>((resolve) => {
@@ -99,9 +116,13 @@ export class ChildSupervisor {
   async handoff(id: string, artifact: string | undefined, ctx: ToolContext): Promise<ToolResult> {
     const record = this.#children.get(id);
     if (!record) return fail(ErrorCode.NOT_FOUND, `no child ${id}`);
-    if (!isFinal(record.state)) return fail(AgentErrorCode.AGENT_STATE, `child ${id} is ${record.state}; wait for it first`);
+    if (!isFinal(record.state))
+      return fail(AgentErrorCode.AGENT_STATE, `child ${id} is ${record.state}; wait for it first`);
     if (record.state !== "completed" || !record.result || !record.session) {
-      return fail(AgentErrorCode.AGENT_STATE, `child ${id} ${record.state}: ${record.reason ?? "no result"}; there is nothing to hand off`);
+      return fail(
+        AgentErrorCode.AGENT_STATE,
+        `child ${id} ${record.state}: ${record.reason ?? "no result"}; there is nothing to hand off`,
+      );
     }
     if (record.handedOff) return fail(ErrorCode.ALREADY_EXISTS, `child ${id} was already handed off`);
     const base = {
@@ -114,7 +135,11 @@ export class ChildSupervisor {
       return ok(base);
     }
     const seen = [...record.result.calls].reverse().find((c) => c.file?.path === artifact)?.file;
-    if (!seen) return fail(ErrorCode.NOT_FOUND, `child ${id} did not read or write ${artifact}`, { child: id, artifact });
+    if (!seen)
+      return fail(ErrorCode.NOT_FOUND, `child ${id} did not read or write ${artifact}`, {
+        child: id,
+        artifact,
+      });
     // Re-read under the child's own (narrowed) authority, just before the content is used.
     const outcome = await record.session.call({
       tool: this.#options.config.artifactReader,
@@ -122,19 +147,27 @@ export class ChildSupervisor {
       signal: ctx.signal,
     });
     if (!outcome.result.ok) {
-      return fail(outcome.result.error.code, `re-checking ${artifact} under the child's authority failed: ${outcome.result.error.message}`, {
-        child: id,
-        artifact,
-      });
+      return fail(
+        outcome.result.error.code,
+        `re-checking ${artifact} under the child's authority failed: ${outcome.result.error.message}`,
+        {
+          child: id,
+          artifact,
+        },
+      );
     }
     const data = outcome.result.data as Record<string, unknown>;
     if (data["revision"] !== seen.revision) {
-      return fail(ErrorCode.REVISION_CONFLICT, `${artifact} changed since child ${id} read it; the handoff is refused`, {
-        child: id,
-        artifact,
-        expected: seen.revision,
-        actual: typeof data["revision"] === "string" ? data["revision"] : null,
-      });
+      return fail(
+        ErrorCode.REVISION_CONFLICT,
+        `${artifact} changed since child ${id} read it; the handoff is refused`,
+        {
+          child: id,
+          artifact,
+          expected: seen.revision,
+          actual: typeof data["revision"] === "string" ? data["revision"] : null,
+        },
+      );
     }
     record.handedOff = true;
     return ok({
@@ -191,7 +224,12 @@ export class ChildSupervisor {
       record.result = result;
       this.#options.onFinished?.(record.id, result);
       if (result.status === "completed") this.#finish(record, "completed");
-      else this.#finish(record, result.status === "cancelled" ? "cancelled" : "failed", result.reason ?? result.status);
+      else
+        this.#finish(
+          record,
+          result.status === "cancelled" ? "cancelled" : "failed",
+          result.reason ?? result.status,
+        );
     } catch (error) {
       this.#finish(record, "failed", error instanceof Error ? error.message : String(error));
     } finally {

@@ -11,13 +11,20 @@ export const AgentOptionsSchema = Type.Object(
         Type.String({ pattern: "^[a-z0-9][a-z0-9-]{0,47}$" }),
         Type.Object(
           {
-            description: Type.String({ minLength: 1, maxLength: 1000, description: "When to use this delegate." }),
+            description: Type.String({
+              minLength: 1,
+              maxLength: 1000,
+              description: "When to use this delegate.",
+            }),
             tools: Type.Optional(
               Type.Union([Type.Literal("*"), Type.Array(Type.String())], {
-                description: "Read, Glob, Grep, BrowserPreview, Bash, Edit, Write, or `*`. Default: Read, Glob, Grep.",
+                description:
+                  "Read, Glob, Grep, BrowserPreview, Bash, Edit, Write, or `*`. Default: Read, Glob, Grep.",
               }),
             ),
-            instructions: Type.Optional(Type.String({ maxLength: 64 * 1024, description: "The delegate's instructions." })),
+            instructions: Type.Optional(
+              Type.String({ maxLength: 64 * 1024, description: "The delegate's instructions." }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -27,16 +34,24 @@ export const AgentOptionsSchema = Type.Object(
     children: Type.Optional(
       Type.Object(
         {
-          enabled: Type.Optional(Type.Boolean({ description: "Offer child_start/child_wait/child_handoff. Default false." })),
+          enabled: Type.Optional(
+            Type.Boolean({ description: "Offer child_start/child_wait/child_handoff. Default false." }),
+          ),
           max_concurrent: Type.Optional(
-            Type.Integer({ minimum: 1, maximum: 8, description: "Children running at once; the rest queue FIFO. Default 2." }),
+            Type.Integer({
+              minimum: 1,
+              maximum: 8,
+              description: "Children running at once; the rest queue FIFO. Default 2.",
+            }),
           ),
           tools: Type.Optional(
             Type.Union([Type.Literal("*"), Type.Array(Type.String())], {
               description: "Tools a child may call, as for subagents. Default: Read, Glob, Grep.",
             }),
           ),
-          instructions: Type.Optional(Type.String({ maxLength: 64 * 1024, description: "The children's instructions." })),
+          instructions: Type.Optional(
+            Type.String({ maxLength: 64 * 1024, description: "The children's instructions." }),
+          ),
         },
         { additionalProperties: false, description: "Supervised children (depth one)." },
       ),

@@ -1,7 +1,12 @@
 import type { ToolDefinition, ToolProvider } from "@pablo/kernel";
 import { ToolSearch, type ToolSearchOptions } from "@pablo/tool-search";
 import { type ChildConfig, type ChildOptions, resolveChildConfig } from "../children/child-config.js";
-import { type ResolvedSubagent, resolveSubagents, type SubagentDefinition, type SubagentDiagnostic } from "../children/subagents.js";
+import {
+  type ResolvedSubagent,
+  resolveSubagents,
+  type SubagentDefinition,
+  type SubagentDiagnostic,
+} from "../children/subagents.js";
 import type { AgentOptions } from "./agent-options.js";
 import { askTool } from "./ask-tool.js";
 import { childTools } from "./child-tools.js";
@@ -89,7 +94,10 @@ export function createAgentProvider(options: AgentProviderOptions): AgentToolPro
 }
 
 /** The provider for a deployment's `[options.agent]` section. */
-export function agentProviderFromOptions(options: AgentOptions | undefined, workspace: string): AgentToolProvider {
+export function agentProviderFromOptions(
+  options: AgentOptions | undefined,
+  workspace: string,
+): AgentToolProvider {
   const subagents: SubagentDefinition[] = Object.entries(options?.subagents ?? {}).map(([name, s]) => ({
     name,
     description: s.description,
@@ -114,5 +122,7 @@ export function agentProviderFromOptions(options: AgentOptions | undefined, work
 
 /** Finds the agent provider among a task's providers. */
 export function findAgentProvider(providers: readonly ToolProvider[]): AgentToolProvider | undefined {
-  return providers.find((p): p is AgentToolProvider => p.id === "agent" && "hub" in p && p.hub instanceof AgentControlHub);
+  return providers.find(
+    (p): p is AgentToolProvider => p.id === "agent" && "hub" in p && p.hub instanceof AgentControlHub,
+  );
 }

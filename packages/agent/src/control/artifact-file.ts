@@ -24,7 +24,12 @@ export function artifactRelativePath(kind: ArtifactKind, name: string): string {
  * in during the write is refused too. Elsewhere the components are checked with lstat first,
  * which leaves a window between check and use.
  */
-export function preserveArtifact(workspace: string, kind: ArtifactKind, name: string, bytes: Uint8Array): ToolFailure | undefined {
+export function preserveArtifact(
+  workspace: string,
+  kind: ArtifactKind,
+  name: string,
+  bytes: Uint8Array,
+): ToolFailure | undefined {
   const opened: number[] = [];
   try {
     const viaProc = process.platform === "linux";
@@ -44,7 +49,11 @@ export function preserveArtifact(workspace: string, kind: ArtifactKind, name: st
       opened.push(dir);
     }
     const target = viaProc ? `/proc/self/fd/${dir}/${name}` : join(shown, name);
-    const fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    const fd = openSync(
+      target,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o644,
+    );
     opened.push(fd);
     let written = 0;
     while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
@@ -53,9 +62,15 @@ export function preserveArtifact(workspace: string, kind: ArtifactKind, name: st
   } catch (error) {
     if (error instanceof ArtifactRefusal) return error.failure;
     if (codeOf(error) === "EEXIST") {
-      return fail(ErrorCode.ALREADY_EXISTS, `${artifactRelativePath(kind, name)} already exists; nothing was overwritten`);
+      return fail(
+        ErrorCode.ALREADY_EXISTS,
+        `${artifactRelativePath(kind, name)} already exists; nothing was overwritten`,
+      );
     }
-    return fail(ErrorCode.TOOL_FAILED, `could not preserve the ${kind}: ${error instanceof Error ? error.message : String(error)}`);
+    return fail(
+      ErrorCode.TOOL_FAILED,
+      `could not preserve the ${kind}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   } finally {
     for (const fd of opened.reverse()) closeSync(fd);
   }
@@ -80,7 +95,10 @@ class ArtifactRefusal extends Error {
 }
 
 function symlinkFailure(shown: string): ToolFailure {
-  return fail(ErrorCode.SYMLINK_REFUSED, `${shown} is a symbolic link or not a directory; the artifact was not written`);
+  return fail(
+    ErrorCode.SYMLINK_REFUSED,
+    `${shown} is a symbolic link or not a directory; the artifact was not written`,
+  );
 }
 
 function codeOf(error: unknown): string | undefined {

@@ -11,7 +11,11 @@ const AskInput = Type.Object(
     questions: Type.Array(
       Type.Object(
         {
-          question: Type.String({ minLength: 1, maxLength: 2000, description: "The question, in one or two sentences." }),
+          question: Type.String({
+            minLength: 1,
+            maxLength: 2000,
+            description: "The question, in one or two sentences.",
+          }),
           options: Type.Optional(
             Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
               maxItems: 10,
@@ -50,7 +54,11 @@ export function askTool(hub: AgentControlHub): ToolDefinition {
         return ok({
           answers: args.questions.map((q, i) => {
             const answer = answers[i] ?? "";
-            return { question: q.question, answer: answer.slice(0, MAX_ANSWER_CHARS), skipped: answer === "" };
+            return {
+              question: q.question,
+              answer: answer.slice(0, MAX_ANSWER_CHARS),
+              skipped: answer === "",
+            };
           }),
         });
       }),

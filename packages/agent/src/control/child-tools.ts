@@ -4,7 +4,10 @@ import type { AgentControlHub } from "./hub.js";
 import { ControlToolName } from "./names.js";
 import { withRuntime } from "./with-runtime.js";
 
-const ChildId = Type.String({ pattern: "^c[0-9]{1,6}$", description: "The child's ID, as child_start returned it." });
+const ChildId = Type.String({
+  pattern: "^c[0-9]{1,6}$",
+  description: "The child's ID, as child_start returned it.",
+});
 
 /**
  * Supervised children (seed 002): child_start queues a bounded sub-task, child_wait reports its
@@ -28,7 +31,8 @@ export function childTools(hub: AgentControlHub): ToolDefinition[] {
       category: "external",
       mutates: false,
       scope: [{ dimension: "child", value: "child" }],
-      execute: async (args, ctx) => withRuntime(hub, ctx, "child_start", (runtime) => runtime.startChild(args.task, ctx)),
+      execute: async (args, ctx) =>
+        withRuntime(hub, ctx, "child_start", (runtime) => runtime.startChild(args.task, ctx)),
     }),
     defineTool({
       name: ControlToolName.CHILD_WAIT,
@@ -40,7 +44,11 @@ export function childTools(hub: AgentControlHub): ToolDefinition[] {
         {
           child: ChildId,
           timeout_ms: Type.Optional(
-            Type.Integer({ minimum: 0, maximum: 3_600_000, description: "Longest wait in milliseconds (default 600000; 0 only reports)." }),
+            Type.Integer({
+              minimum: 0,
+              maximum: 3_600_000,
+              description: "Longest wait in milliseconds (default 600000; 0 only reports).",
+            }),
           ),
         },
         { additionalProperties: false },
@@ -51,7 +59,9 @@ export function childTools(hub: AgentControlHub): ToolDefinition[] {
       mutates: false,
       scope: [{ dimension: "child", value: "child" }],
       execute: async (args, ctx) =>
-        withRuntime(hub, ctx, "child_wait", (runtime) => runtime.waitChild(args.child, args.timeout_ms ?? 600_000, ctx)),
+        withRuntime(hub, ctx, "child_wait", (runtime) =>
+          runtime.waitChild(args.child, args.timeout_ms ?? 600_000, ctx),
+        ),
     }),
     defineTool({
       name: ControlToolName.CHILD_HANDOFF,
@@ -62,7 +72,12 @@ export function childTools(hub: AgentControlHub): ToolDefinition[] {
       inputSchema: Type.Object(
         {
           child: ChildId,
-          artifact: Type.Optional(Type.String({ minLength: 1, description: "A file the child read or wrote, as child_wait listed it." })),
+          artifact: Type.Optional(
+            Type.String({
+              minLength: 1,
+              description: "A file the child read or wrote, as child_wait listed it.",
+            }),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -71,7 +86,8 @@ export function childTools(hub: AgentControlHub): ToolDefinition[] {
       category: "external",
       mutates: false,
       scope: [{ dimension: "child", value: "child" }],
-      execute: async (args, ctx) => withRuntime(hub, ctx, "child_handoff", (runtime) => runtime.handoff(args.child, args.artifact, ctx)),
+      execute: async (args, ctx) =>
+        withRuntime(hub, ctx, "child_handoff", (runtime) => runtime.handoff(args.child, args.artifact, ctx)),
     }),
   ];
 }

@@ -45,6 +45,11 @@ export function enterModeTool(hub: AgentControlHub, to: "plan" | "goal"): ToolDe
     category: "agent-control",
     mutates: false,
     execute: async (_args, ctx) =>
-      withRuntime(hub, ctx, providerName, (runtime) => aloneInBatch(runtime, ctx, providerName) ?? runtime.enterMode(to, ctx)),
+      withRuntime(
+        hub,
+        ctx,
+        providerName,
+        (runtime) => aloneInBatch(runtime, ctx, providerName) ?? runtime.enterMode(to, ctx),
+      ),
   });
 }

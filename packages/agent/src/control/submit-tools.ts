@@ -42,14 +42,21 @@ export function submitTool(hub: AgentControlHub, workspace: string, kind: Artifa
     category: kind === "plan" ? "plan-submit" : "goal-submit",
     mutates: true,
     accesses: (_args, ctx) => [
-      { dimension: "fs.write", path: join(workspace, ".pablo", kind, plannedName(ctx, kind)), root: "workspace" },
+      {
+        dimension: "fs.write",
+        path: join(workspace, ".pablo", kind, plannedName(ctx, kind)),
+        root: "workspace",
+      },
     ],
     execute: async (args, ctx) =>
       withRuntime(hub, ctx, providerName, async (runtime) => {
         const alone = aloneInBatch(runtime, ctx, providerName);
         if (alone) return alone;
         if (LONE_SURROGATE.test(args.markdown)) {
-          return fail(ErrorCode.INVALID_ARGUMENT, "markdown contains unpaired surrogates and cannot be saved as UTF-8 exactly");
+          return fail(
+            ErrorCode.INVALID_ARGUMENT,
+            "markdown contains unpaired surrogates and cannot be saved as UTF-8 exactly",
+          );
         }
         if (args.markdown.trim() === "") return fail(ErrorCode.INVALID_ARGUMENT, `the ${kind} is empty`);
         const name = plannedName(ctx, kind);

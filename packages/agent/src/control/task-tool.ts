@@ -12,14 +12,20 @@ import { withRuntime } from "./with-runtime.js";
  */
 export function taskTool(hub: AgentControlHub, subagents: readonly ResolvedSubagent[]): ToolDefinition {
   const names = subagents.map((s) => s.name);
-  const list = subagents.map((s) => `- ${s.name}: ${s.description} (tools: ${s.grants.join(", ")})`).join("\n");
+  const list = subagents
+    .map((s) => `- ${s.name}: ${s.description} (tools: ${s.grants.join(", ")})`)
+    .join("\n");
   const Input = Type.Object(
     {
       subagent: Type.Union(
         names.map((n) => Type.Literal(n)),
         { description: "Which delegate runs the sub-task." },
       ),
-      prompt: Type.String({ minLength: 1, maxLength: 100_000, description: "The complete sub-task, with every detail the delegate needs." }),
+      prompt: Type.String({
+        minLength: 1,
+        maxLength: 100_000,
+        description: "The complete sub-task, with every detail the delegate needs.",
+      }),
     },
     { additionalProperties: false },
   );

@@ -12,7 +12,10 @@ export function withRuntime(
 ): ToolResult | Promise<ToolResult> {
   const runtime = hub.runtime(ctx.sessionId);
   if (!runtime) {
-    return fail(AgentErrorCode.AGENT_STATE, `${tool} works only inside an agent run of the session that owns it`);
+    return fail(
+      AgentErrorCode.AGENT_STATE,
+      `${tool} works only inside an agent run of the session that owns it`,
+    );
   }
   return body(runtime);
 }

@@ -10,8 +10,8 @@ import type { AgentMessage, Model } from "../model/types.js";
 import { compactMessages } from "./compact.js";
 import type { AgentEventListener, AgentRunResult, RunStatus } from "./events.js";
 import { LoopRuntime } from "./loop-runtime.js";
-import { runTurns } from "./run-turns.js";
 import { RunReport } from "./run-report.js";
+import { runTurns } from "./run-turns.js";
 
 export interface AgentOptions {
   readonly session: Session;
@@ -61,7 +61,9 @@ export class Agent {
         // Contract: listeners do not throw; one that does must not break the loop.
       }
     };
-    this.#subagents = options.subagents ? resolveSubagents(options.subagents).items : (options.control?.subagents ?? []);
+    this.#subagents = options.subagents
+      ? resolveSubagents(options.subagents).items
+      : (options.control?.subagents ?? []);
     this.#children = options.children ? resolveChildConfig(options.children) : options.control?.children;
     const toolSearch = this.#toolSearch();
     if (toolSearch) toolSearch.attach(options.session);
@@ -114,7 +116,9 @@ export class Agent {
         emit: this.#emit,
         signal,
         agent,
-        instructions: [this.#options.instructions, this.#options.control?.instructions].filter((s) => s).join("\n\n"),
+        instructions: [this.#options.instructions, this.#options.control?.instructions]
+          .filter((s) => s)
+          .join("\n\n"),
         offer: {
           toolSearch: this.#toolSearch(),
           controls: detach !== undefined,
@@ -132,7 +136,12 @@ export class Agent {
       detach?.();
       this.#running = false;
     }
-    this.#emit({ type: "prompt.finished", agent, status: end.status, ...(end.reason ? { reason: end.reason } : {}) });
+    this.#emit({
+      type: "prompt.finished",
+      agent,
+      status: end.status,
+      ...(end.reason ? { reason: end.reason } : {}),
+    });
     return {
       status: end.status,
       ...(end.reason ? { reason: end.reason } : {}),
@@ -164,7 +173,9 @@ export class Agent {
 }
 
 /** Runs one prompt on a fresh agent. */
-export function runAgent(options: AgentOptions & { readonly prompt: string; readonly signal?: AbortSignal }): Promise<AgentRunResult> {
+export function runAgent(
+  options: AgentOptions & { readonly prompt: string; readonly signal?: AbortSignal },
+): Promise<AgentRunResult> {
   const { prompt, signal, ...rest } = options;
   return new Agent(rest).prompt(prompt, signal ? { signal } : {});
 }

@@ -28,7 +28,9 @@ export function compactMessages(messages: readonly AgentMessage[]): AgentMessage
     if (message.text.trim() !== "") entries.push(`assistant: ${clip(message.text, TEXT_CHARS)}`);
     for (const call of message.toolCalls) {
       const result = results.get(call.id);
-      const outcome = result ? `${result.isError ? "failed" : "ok"}: ${clip(result.output, OUTPUT_CHARS)}` : "no result";
+      const outcome = result
+        ? `${result.isError ? "failed" : "ok"}: ${clip(result.output, OUTPUT_CHARS)}`
+        : "no result";
       entries.push(`call ${call.name}(${clip(call.input, ARGS_CHARS)}) -> ${outcome}`);
     }
   }
@@ -43,7 +45,10 @@ export function compactMessages(messages: readonly AgentMessage[]): AgentMessage
     kept.unshift(entry);
     size += entry.length + 1;
   }
-  const original = prompts.length === 1 ? (prompts[0] as string) : prompts.map((p, i) => `Prompt ${i + 1}:\n${p}`).join("\n\n");
+  const original =
+    prompts.length === 1
+      ? (prompts[0] as string)
+      : prompts.map((p, i) => `Prompt ${i + 1}:\n${p}`).join("\n\n");
   const content = [
     original,
     "",

@@ -25,7 +25,10 @@ export interface BatchOutcome {
  * dispatching: calls to a deferred tool not yet loaded, the other calls of a batch that holds a
  * tool that must stand alone, and calls left when the turn was cancelled or a result terminated it.
  */
-export async function dispatchBatch(calls: readonly ModelToolCall[], context: BatchContext): Promise<BatchOutcome> {
+export async function dispatchBatch(
+  calls: readonly ModelToolCall[],
+  context: BatchContext,
+): Promise<BatchOutcome> {
   const { session, agent, report, emit } = context;
   const results: ToolResultMessage[] = [];
   const exclusive = calls.length > 1 ? calls.find((c) => isExclusive(session, c.name)) : undefined;
@@ -40,7 +43,12 @@ export async function dispatchBatch(calls: readonly ModelToolCall[], context: Ba
       results.push({ id: call.id, name: call.name, output: JSON.stringify(local.failure), isError: true });
       continue;
     }
-    const outcome = await session.call({ tool: call.name, args: call.input, callId: call.id, signal: context.signal });
+    const outcome = await session.call({
+      tool: call.name,
+      args: call.input,
+      callId: call.id,
+      signal: context.signal,
+    });
     const effects = session.catalog.resolve(call.name)?.definition.effects ?? [];
     const record = report.fromOutcome(agent, call.id, outcome, effects);
     emit({ type: "tool.result", ...record });
@@ -60,7 +68,10 @@ function localRefusal(
   terminated: string | undefined,
 ): { failure: ToolFailure; rule: string } | undefined {
   if (context.signal.aborted) {
-    return { failure: fail(ErrorCode.TOOL_CANCELLED, "not started: the turn was cancelled"), rule: "loop.cancelled" };
+    return {
+      failure: fail(ErrorCode.TOOL_CANCELLED, "not started: the turn was cancelled"),
+      rule: "loop.cancelled",
+    };
   }
   if (terminated) {
     return { failure: fail(ErrorCode.TOOL_CANCELLED, `not started: ${terminated}`), rule: "loop.terminated" };

@@ -129,9 +129,19 @@ export type AgentEvent =
       readonly toolCalls: number;
       readonly usage?: TokenUsage;
     }
-  | { readonly type: "tool.requested"; readonly agent: string; readonly callId: string; readonly tool: string }
+  | {
+      readonly type: "tool.requested";
+      readonly agent: string;
+      readonly callId: string;
+      readonly tool: string;
+    }
   | ({ readonly type: "tool.result" } & CallRecord)
-  | { readonly type: "mode.changed"; readonly agent: string; readonly from: OperatingMode; readonly to: OperatingMode }
+  | {
+      readonly type: "mode.changed";
+      readonly agent: string;
+      readonly from: OperatingMode;
+      readonly to: OperatingMode;
+    }
   | {
       readonly type: "context.compacted";
       readonly agent: string;
@@ -140,7 +150,12 @@ export type AgentEvent =
       readonly messagesAfter: number;
     }
   | ({ readonly type: "artifact.saved"; readonly agent: string } & SubmittedArtifact)
-  | { readonly type: "question.asked"; readonly agent: string; readonly questions: number; readonly answered: number }
+  | {
+      readonly type: "question.asked";
+      readonly agent: string;
+      readonly questions: number;
+      readonly answered: number;
+    }
   | {
       readonly type: "child.state";
       readonly child: string;

@@ -2,8 +2,8 @@ import {
   ErrorCode,
   fail,
   type Kernel,
-  ok,
   type OperatingMode,
+  ok,
   PERMISSION_TIMEOUT_MS,
   type PermissionBroker,
   type Session,
@@ -15,7 +15,13 @@ import { clipText, type SpawnAgent } from "../children/nested.js";
 import { openDelegateSession, type ResolvedSubagent } from "../children/subagents.js";
 import { ChildSupervisor } from "../children/supervisor.js";
 import { AgentErrorCode, ControlToolName } from "../control/names.js";
-import type { AgentRuntime, ApprovalAnswer, ApprovalRequest, Question, QuestionPort } from "../control/ports.js";
+import type {
+  AgentRuntime,
+  ApprovalAnswer,
+  ApprovalRequest,
+  Question,
+  QuestionPort,
+} from "../control/ports.js";
 import type { AgentEventListener, AgentRunResult, SubmittedArtifact } from "./events.js";
 import type { RunReport } from "./run-report.js";
 
@@ -67,13 +73,20 @@ export class LoopRuntime implements AgentRuntime {
 
   enterMode(to: Exclude<OperatingMode, "agent">, _ctx: ToolContext): ToolResult {
     const from = this.session.mode;
-    if (from !== "agent") return fail(AgentErrorCode.AGENT_STATE, `the session is in ${from} mode, not Agent`);
+    if (from !== "agent")
+      return fail(AgentErrorCode.AGENT_STATE, `the session is in ${from} mode, not Agent`);
     if (this.#delegates > 0 || (this.#supervisor?.active() ?? 0) > 0) {
-      return fail(AgentErrorCode.AGENT_STATE, "delegates or children are still running; the mode cannot change now");
+      return fail(
+        AgentErrorCode.AGENT_STATE,
+        "delegates or children are still running; the mode cannot change now",
+      );
     }
     this.session.setMode(to);
     this.#options.emit({ type: "mode.changed", agent: this.agent, from, to });
-    return ok({ mode: to, note: `Now in ${to === "plan" ? "Plan" : "Goal"} mode. File writes are unavailable until approval.` });
+    return ok({
+      mode: to,
+      note: `Now in ${to === "plan" ? "Plan" : "Goal"} mode. File writes are unavailable until approval.`,
+    });
   }
 
   async approve(request: ApprovalRequest, ctx: ToolContext): Promise<ApprovalAnswer> {
@@ -139,13 +152,15 @@ export class LoopRuntime implements AgentRuntime {
     const skipped = questions.map(() => undefined);
     let answers: readonly (string | undefined)[] = skipped;
     if (port && !ctx.signal.aborted) {
-      let onAbort = () => undefined as void;
+      let onAbort: () => void = () => undefined;
+      // Listen before asking: a port may stop the turn from inside `ask`.
+      const stopped = new Promise<readonly undefined[]>((resolve) => {
+        onAbort = () => resolve(skipped);
+        ctx.signal.addEventListener("abort", onAbort, { once: true });
+      });
       answers = await Promise.race([
         port.ask(questions, { signal: ctx.signal, requester: ctx.requester }).catch(() => skipped),
-        new Promise<readonly undefined[]>((resolve) => {
-          onAbort = () => resolve(skipped);
-          ctx.signal.addEventListener("abort", onAbort, { once: true });
-        }),
+        stopped,
       ]);
       ctx.signal.removeEventListener("abort", onAbort);
     }
@@ -158,12 +173,18 @@ export class LoopRuntime implements AgentRuntime {
     const definition = this.#options.subagents.find((s) => s.name === subagent);
     if (!definition) return fail(ErrorCode.NOT_FOUND, `no subagent named ${JSON.stringify(subagent)}`);
     const kernel = this.#options.kernel;
-    if (!kernel) return fail(AgentErrorCode.AGENT_STATE, "this host runs no delegates (the loop has no kernel to open their sessions)");
+    if (!kernel)
+      return fail(
+        AgentErrorCode.AGENT_STATE,
+        "this host runs no delegates (the loop has no kernel to open their sessions)",
+      );
     const session = openDelegateSession(kernel, this.session, definition);
     this.#delegates++;
     let result: AgentRunResult;
     try {
-      result = await this.#options.spawn(session, `task:${subagent}`, definition.instructions).prompt(prompt, { signal: ctx.signal });
+      result = await this.#options
+        .spawn(session, `task:${subagent}`, definition.instructions)
+        .prompt(prompt, { signal: ctx.signal });
     } finally {
       this.#delegates--;
     }
@@ -177,22 +198,32 @@ export class LoopRuntime implements AgentRuntime {
       changes: result.changes.map((c) => c.path),
     };
     if (result.status === "completed") return ok(facts);
-    return fail(ErrorCode.TOOL_FAILED, `delegate ${subagent} stopped (${result.status}): ${result.reason ?? ""}`.trim(), facts);
+    return fail(
+      ErrorCode.TOOL_FAILED,
+      `delegate ${subagent} stopped (${result.status}): ${result.reason ?? ""}`.trim(),
+      facts,
+    );
   }
 
   startChild(task: string, _ctx: ToolContext): ToolResult {
     const supervisor = this.#children();
-    return supervisor ? supervisor.start(task) : fail(AgentErrorCode.AGENT_STATE, "children are not enabled for this run");
+    return supervisor
+      ? supervisor.start(task)
+      : fail(AgentErrorCode.AGENT_STATE, "children are not enabled for this run");
   }
 
   async waitChild(child: string, timeoutMs: number, ctx: ToolContext): Promise<ToolResult> {
     const supervisor = this.#children();
-    return supervisor ? supervisor.wait(child, timeoutMs, ctx.signal) : fail(AgentErrorCode.AGENT_STATE, "children are not enabled for this run");
+    return supervisor
+      ? supervisor.wait(child, timeoutMs, ctx.signal)
+      : fail(AgentErrorCode.AGENT_STATE, "children are not enabled for this run");
   }
 
   async handoff(child: string, artifact: string | undefined, ctx: ToolContext): Promise<ToolResult> {
     const supervisor = this.#children();
-    return supervisor ? supervisor.handoff(child, artifact, ctx) : fail(AgentErrorCode.AGENT_STATE, "children are not enabled for this run");
+    return supervisor
+      ? supervisor.handoff(child, artifact, ctx)
+      : fail(AgentErrorCode.AGENT_STATE, "children are not enabled for this run");
   }
 
   /** Stops running children and queued ones; waits until they have settled. */

@@ -28,7 +28,11 @@ const encoder = new TextEncoder();
  * One model request: streams text to the listener, collects tool calls, and stops the stream
  * as soon as the response passes its output bound or the signal aborts.
  */
-export async function modelTurn(model: Model, request: ModelRequest, options: TurnOptions): Promise<TurnOutput> {
+export async function modelTurn(
+  model: Model,
+  request: ModelRequest,
+  options: TurnOptions,
+): Promise<TurnOutput> {
   const controller = new AbortController();
   const forward = () => controller.abort(options.signal.reason);
   if (options.signal.aborted) forward();
@@ -88,13 +92,21 @@ export async function modelTurn(model: Model, request: ModelRequest, options: Tu
     }
   } catch (error) {
     // Contract: models do not throw. One that does fails this turn, not the host.
-    end = { kind: "error", code: "MODEL_FAILED", message: error instanceof Error ? error.message : String(error) };
+    end = {
+      kind: "error",
+      code: "MODEL_FAILED",
+      message: error instanceof Error ? error.message : String(error),
+    };
   } finally {
     options.signal.removeEventListener("abort", forward);
     controller.abort();
   }
   if (options.signal.aborted) end = { kind: "aborted" };
-  const final: TurnEnd = end ?? { kind: "error", code: "MODEL_STREAM_INCOMPLETE", message: "the model stream ended without a finish" };
+  const final: TurnEnd = end ?? {
+    kind: "error",
+    code: "MODEL_STREAM_INCOMPLETE",
+    message: "the model stream ended without a finish",
+  };
   options.emit({
     type: "model.finished",
     agent,

@@ -47,7 +47,9 @@ export function offeredTools(session: Session, options: OfferOptions): OfferedTo
   const entries = turn.filter(served);
   const names = new Set(entries.map((e) => e.providerName));
   const notLoaded = new Set(
-    visible.filter((e) => e.definition.deferred === true && !names.has(e.providerName)).map((e) => e.providerName),
+    visible
+      .filter((e) => e.definition.deferred === true && !names.has(e.providerName))
+      .map((e) => e.providerName),
   );
   return {
     tools: entries.map((e) => ({

@@ -90,7 +90,12 @@ export class RunReport {
       });
     }
     if (record.review) {
-      this.changes.push({ path: record.review.path, reviewId: record.review.id, callId: record.callId, tool: record.tool });
+      this.changes.push({
+        path: record.review.path,
+        reviewId: record.review.id,
+        callId: record.callId,
+        tool: record.tool,
+      });
     }
   }
 }
@@ -101,7 +106,8 @@ export class RunReport {
  * so any file tool that reports them takes part.
  */
 function fileFacts(result: ToolResult, effects: readonly string[]): Pick<CallRecord, "file" | "review"> {
-  if (!result.ok || result.data === null || typeof result.data !== "object" || Array.isArray(result.data)) return {};
+  if (!result.ok || result.data === null || typeof result.data !== "object" || Array.isArray(result.data))
+    return {};
   const data = result.data as Record<string, unknown>;
   const facts: { -readonly [K in "file" | "review"]?: NonNullable<CallRecord[K]> } = {};
   const touchesFiles = effects.includes("fs.read") || effects.includes("fs.write");

@@ -50,7 +50,13 @@ export async function runTurns(ctx: TurnsContext): Promise<TurnsEnd> {
     ctx.compact(messages);
     runtime.compactionRequested = false;
     report.compactions++;
-    emit({ type: "context.compacted", agent, reason, messagesBefore: before, messagesAfter: messages.length });
+    emit({
+      type: "context.compacted",
+      agent,
+      reason,
+      messagesBefore: before,
+      messagesAfter: messages.length,
+    });
   };
 
   for (;;) {
@@ -62,7 +68,10 @@ export async function runTurns(ctx: TurnsContext): Promise<TurnsEnd> {
       built = buildRequest(ctx);
     }
     if (built.bytes > limits.requestContextBytes) {
-      return end("limit", `the request is ${built.bytes} bytes, over the ${limits.requestContextBytes}-byte request limit`);
+      return end(
+        "limit",
+        `the request is ${built.bytes} bytes, over the ${limits.requestContextBytes}-byte request limit`,
+      );
     }
     report.largestRequestBytes = Math.max(report.largestRequestBytes, built.bytes);
     const grant = session.budget.takeModelCall();
@@ -86,7 +95,8 @@ export async function runTurns(ctx: TurnsContext): Promise<TurnsEnd> {
     report.outputBytes += out.outputBytes;
     if (out.text !== "") text = out.text;
     const calls = out.toolCalls;
-    if (out.text !== "" || calls.length > 0) messages.push({ role: "assistant", text: out.text, toolCalls: calls });
+    if (out.text !== "" || calls.length > 0)
+      messages.push({ role: "assistant", text: out.text, toolCalls: calls });
     const stop = stopFor(out.end, calls.length, signal);
     if (stop) {
       if (calls.length > 0) messages.push(unrun(calls, stop.reason ?? stop.status));
@@ -94,7 +104,14 @@ export async function runTurns(ctx: TurnsContext): Promise<TurnsEnd> {
     }
     if (calls.length === 0) return end(runtime.rejectedSubmission ? "not-approved" : "completed");
     runtime.beginBatch(calls.map((c) => c.id));
-    const batch = await dispatchBatch(calls, { session, agent, offered: built.offered, report, emit, signal });
+    const batch = await dispatchBatch(calls, {
+      session,
+      agent,
+      offered: built.offered,
+      report,
+      emit,
+      signal,
+    });
     messages.push({ role: "tool", results: batch.results });
     if (batch.terminate) return end("terminated", batch.terminate);
   }
@@ -116,7 +133,11 @@ function buildRequest(ctx: TurnsContext) {
   return { request, bytes, offered, notLoaded: offered.notLoaded };
 }
 
-function stopFor(end: TurnEnd, calls: number, signal: AbortSignal): { status: RunStatus; reason?: string } | undefined {
+function stopFor(
+  end: TurnEnd,
+  calls: number,
+  signal: AbortSignal,
+): { status: RunStatus; reason?: string } | undefined {
   switch (end.kind) {
     case "aborted":
       return signal.aborted
@@ -129,7 +150,10 @@ function stopFor(end: TurnEnd, calls: number, signal: AbortSignal): { status: Ru
     case "finish":
       if (end.reason === "refusal") return { status: "refused", reason: "the model declined to continue" };
       if (end.reason === "incomplete") {
-        return { status: "model-error", reason: "MODEL_STREAM_INCOMPLETE: the stream ended before the provider finished the response" };
+        return {
+          status: "model-error",
+          reason: "MODEL_STREAM_INCOMPLETE: the stream ended before the provider finished the response",
+        };
       }
       if (end.reason === "length" && calls === 0) {
         return { status: "incomplete", reason: "the model reached its output token limit before finishing" };
@@ -152,12 +176,18 @@ function unrun(calls: readonly ModelToolCall[], why: string): AgentMessage {
 }
 
 /** Aborts with the run's signal or when the run deadline passes. */
-function deadlineSignal(signal: AbortSignal, remainingMs: number): { signal: AbortSignal; dispose: () => void } {
+function deadlineSignal(
+  signal: AbortSignal,
+  remainingMs: number,
+): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
   const forward = () => controller.abort(signal.reason);
   if (signal.aborted) forward();
   else signal.addEventListener("abort", forward, { once: true });
-  const timer = setTimeout(() => controller.abort(new Error("the run deadline has passed")), Math.min(remainingMs, 2_147_483_647));
+  const timer = setTimeout(
+    () => controller.abort(new Error("the run deadline has passed")),
+    Math.min(remainingMs, 2_147_483_647),
+  );
   timer.unref?.();
   return {
     signal: controller.signal,

@@ -25,5 +25,7 @@ const MODES: Readonly<Record<OperatingMode, string>> = {
  * not told how approvals are decided.
  */
 export function systemPrompt(mode: OperatingMode, extra: string | undefined, onDemand: string): string {
-  return [BASE.join("\n"), MODES[mode], extra?.trim() ?? "", onDemand.trim()].filter((s) => s !== "").join("\n\n");
+  return [BASE.join("\n"), MODES[mode], extra?.trim() ?? "", onDemand.trim()]
+    .filter((s) => s !== "")
+    .join("\n\n");
 }

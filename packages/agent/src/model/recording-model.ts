@@ -18,17 +18,28 @@ export function recordingModel(inner: Model): RecordingModel {
       let text = "";
       const toolCalls: NonNullable<ReplayResponse["toolCalls"]>[number][] = [];
       let ending: Pick<ReplayResponse, "finish" | "error"> = { finish: "incomplete" };
-      for await (const event of inner.stream(request, signal)) {
-        if (event.type === "text") text += event.text;
-        else if (event.type === "tool-call") toolCalls.push({ id: event.call.id, name: event.call.name, input: inputOf(event.call.input) });
-        else if (event.type === "finish") ending = { finish: event.reason };
-        else if (event.type === "error")
-          ending = { error: { code: event.code, message: event.message, ...(event.status !== undefined ? { status: event.status } : {}) } };
-        yield event;
+      // Recorded in `finally`: the loop stops reading at the finish event, which ends this generator early.
+      try {
+        for await (const event of inner.stream(request, signal)) {
+          if (event.type === "text") text += event.text;
+          else if (event.type === "tool-call")
+            toolCalls.push({ id: event.call.id, name: event.call.name, input: inputOf(event.call.input) });
+          else if (event.type === "finish") ending = { finish: event.reason };
+          else if (event.type === "error")
+            ending = {
+              error: {
+                code: event.code,
+                message: event.message,
+                ...(event.status !== undefined ? { status: event.status } : {}),
+              },
+            };
+          yield event;
+        }
+      } finally {
+        const list = byAgent.get(request.agent) ?? [];
+        list.push({ ...(text ? { text } : {}), ...(toolCalls.length > 0 ? { toolCalls } : {}), ...ending });
+        byAgent.set(request.agent, list);
       }
-      const list = byAgent.get(request.agent) ?? [];
-      list.push({ ...(text ? { text } : {}), ...(toolCalls.length > 0 ? { toolCalls } : {}), ...ending });
-      byAgent.set(request.agent, list);
     },
     transcript() {
       const agents = Object.fromEntries([...byAgent].filter(([agent]) => agent !== "root"));
@@ -45,7 +56,9 @@ export function recordingModel(inner: Model): RecordingModel {
 function inputOf(text: string): Record<string, unknown> | string {
   try {
     const parsed = JSON.parse(text) as unknown;
-    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : text;
+    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : text;
   } catch {
     return text;
   }

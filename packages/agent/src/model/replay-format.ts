@@ -25,7 +25,9 @@ export const ReplayError = Type.Object(
 export const ReplayResponse = Type.Object(
   {
     text: Type.Optional(Type.String({ description: "Assistant text streamed before the tool calls." })),
-    toolCalls: Type.Optional(Type.Array(ReplayToolCall, { description: "Tool calls of this response, in order." })),
+    toolCalls: Type.Optional(
+      Type.Array(ReplayToolCall, { description: "Tool calls of this response, in order." }),
+    ),
     finish: Type.Optional(
       Type.Union(
         [
@@ -54,7 +56,9 @@ export const ReplayFile = Type.Object(
     format: Type.Literal(REPLAY_FORMAT, { description: "Format marker." }),
     model: Type.Optional(Type.String({ description: "The model the transcript was recorded from." })),
     description: Type.Optional(Type.String({ description: "What the transcript exercises." })),
-    responses: Type.Array(ReplayResponse, { description: "Responses to the root loop's requests, in order." }),
+    responses: Type.Array(ReplayResponse, {
+      description: "Responses to the root loop's requests, in order.",
+    }),
     agents: Type.Optional(
       Type.Record(Type.String(), Type.Array(ReplayResponse), {
         description: "Responses to delegates and children, keyed by agent (`task:NAME`, `child:ID`).",

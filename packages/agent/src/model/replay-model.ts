@@ -26,7 +26,10 @@ export function loadReplay(path: string): { ok: true; value: ReplayFile } | { ok
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    return { ok: false, error: `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      error: `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   const parsed = parseReplay(text);
   return parsed.ok ? parsed : { ok: false, error: `${path}: ${parsed.error}` };
@@ -84,7 +87,8 @@ function eventsOf(response: ReplayResponse, agent: string, index: number): Model
     });
     return events;
   }
-  const reason: FinishReason = response.finish ?? ((response.toolCalls?.length ?? 0) > 0 ? "tool-calls" : "stop");
+  const reason: FinishReason =
+    response.finish ?? ((response.toolCalls?.length ?? 0) > 0 ? "tool-calls" : "stop");
   events.push({ type: "finish", reason });
   return events;
 }

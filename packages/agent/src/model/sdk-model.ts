@@ -1,7 +1,20 @@
 import { APICallError, type LanguageModel, NoOutputGeneratedError, streamText } from "ai";
-import { DEFAULT_RETRY, isRetryableStatus, type RetryPolicy, retryAfterMs, retryDelay, waitFor } from "./retry.js";
+import {
+  DEFAULT_RETRY,
+  isRetryableStatus,
+  type RetryPolicy,
+  retryAfterMs,
+  retryDelay,
+  waitFor,
+} from "./retry.js";
 import { toModelMessages, toToolSet } from "./to-model-messages.js";
-import { type FinishReason, type Model, ModelErrorCode, type ModelEvent, type ModelRequest } from "./types.js";
+import {
+  type FinishReason,
+  type Model,
+  ModelErrorCode,
+  type ModelEvent,
+  type ModelRequest,
+} from "./types.js";
 
 export interface SdkModelOptions {
   readonly retry?: RetryPolicy;
@@ -68,7 +81,9 @@ async function* streamOnce(
   let emitted = false;
   const failed = (error: unknown) => {
     const event = classify(error, emitted);
-    return !emitted && event.retryable ? { event: event.event, retryAfterMs: event.retryAfterMs } : event.event;
+    return !emitted && event.retryable
+      ? { event: event.event, retryAfterMs: event.retryAfterMs }
+      : event.event;
   };
   try {
     const result = streamText({
@@ -84,7 +99,7 @@ async function* streamOnce(
     // The SDK reports most failures as `error` parts, but a body that breaks mid-read throws.
     const parts = result.fullStream[Symbol.asyncIterator]();
     for (;;) {
-      let step: IteratorResult<(typeof result.fullStream extends AsyncIterable<infer P> ? P : never)>;
+      let step: IteratorResult<typeof result.fullStream extends AsyncIterable<infer P> ? P : never>;
       try {
         step = await parts.next();
       } catch (error) {
@@ -126,7 +141,11 @@ async function* streamOnce(
           return "done";
         }
         case "finish":
-          yield { type: "finish", reason: finishReason(part.finishReason, part.rawFinishReason), usage: usageOf(part.totalUsage) };
+          yield {
+            type: "finish",
+            reason: finishReason(part.finishReason, part.rawFinishReason),
+            usage: usageOf(part.totalUsage),
+          };
           return "done";
         case "abort":
           return "done";
@@ -199,7 +218,10 @@ function classify(
       event: {
         type: "error",
         code,
-        message: status === undefined ? `the provider could not be reached: ${error.message}` : `HTTP ${status}: ${error.message}`,
+        message:
+          status === undefined
+            ? `the provider could not be reached: ${error.message}`
+            : `HTTP ${status}: ${error.message}`,
         ...(status !== undefined ? { status } : {}),
       },
       retryable: status === undefined ? error.isRetryable : isRetryableStatus(status),
@@ -216,7 +238,9 @@ function classify(
     event: {
       type: "error",
       code: incomplete ? ModelErrorCode.MODEL_STREAM_INCOMPLETE : ModelErrorCode.MODEL_STREAM_MALFORMED,
-      message: incomplete ? `the response stream was cut off: ${message}` : `the response stream is malformed: ${message}`,
+      message: incomplete
+        ? `the response stream was cut off: ${message}`
+        : `the response stream is malformed: ${message}`,
     },
     retryable: false,
     retryAfterMs: undefined,

@@ -8,37 +8,36 @@ import type { AgentMessage, ModelTool } from "./types.js";
  * exactly the bounded bytes the kernel produced.
  */
 export function toModelMessages(messages: readonly AgentMessage[]): ModelMessage[] {
-  return messages.map((message): ModelMessage => {
-    switch (message.role) {
-      case "user":
-        return { role: "user", content: message.content };
-      case "assistant":
-        return {
-          role: "assistant",
-          content: [
-            ...(message.text === "" ? [] : [{ type: "text" as const, text: message.text }]),
-            ...message.toolCalls.map((call) => ({
-              type: "tool-call" as const,
-              toolCallId: call.id,
-              toolName: call.name,
-              input: argumentObject(call.input),
-            })),
-          ],
-        };
-      case "tool":
-        return {
-          role: "tool",
-          content: message.results.map((result) => ({
-            type: "tool-result" as const,
-            toolCallId: result.id,
-            toolName: result.name,
-            output: result.isError
-              ? { type: "error-text" as const, value: result.output }
-              : { type: "text" as const, value: result.output },
-          })),
-        };
-    }
-  });
+  return messages.map(toModelMessage);
+}
+
+function toModelMessage(message: AgentMessage): ModelMessage {
+  if (message.role === "user") return { role: "user", content: message.content };
+  if (message.role === "assistant") {
+    return {
+      role: "assistant",
+      content: [
+        ...(message.text === "" ? [] : [{ type: "text" as const, text: message.text }]),
+        ...message.toolCalls.map((call) => ({
+          type: "tool-call" as const,
+          toolCallId: call.id,
+          toolName: call.name,
+          input: argumentObject(call.input),
+        })),
+      ],
+    };
+  }
+  return {
+    role: "tool",
+    content: message.results.map((result) => ({
+      type: "tool-result" as const,
+      toolCallId: result.id,
+      toolName: result.name,
+      output: result.isError
+        ? { type: "error-text" as const, value: result.output }
+        : { type: "text" as const, value: result.output },
+    })),
+  };
 }
 
 /**

@@ -14,7 +14,9 @@ afterEach(async () => {
 type Provider = "anthropic" | "openai-compatible";
 
 async function serve(provider: Provider, replies: LoopbackReply[]) {
-  const server = await startLoopbackServer((_request, index) => replies[Math.min(index, replies.length - 1)] as LoopbackReply);
+  const server = await startLoopbackServer(
+    (_request, index) => replies[Math.min(index, replies.length - 1)] as LoopbackReply,
+  );
   servers.push(server);
   const env =
     provider === "anthropic"
@@ -35,7 +37,12 @@ const request: ModelRequest = {
     {
       name: "fs_read",
       description: "Read a file",
-      inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"], additionalProperties: false },
+      inputSchema: {
+        type: "object",
+        properties: { path: { type: "string" } },
+        required: ["path"],
+        additionalProperties: false,
+      },
     },
   ],
   deadline: Date.now() + 60_000,
@@ -55,7 +62,14 @@ describe.each<Provider>(["anthropic", "openai-compatible"])("%s wire format", (p
 
   it("streams text in pieces and reports a tool call with its raw argument text", async () => {
     const { server, model } = await serve(provider, [
-      { kind: "sse", frames: frames({ text: "Let me read it.", toolCalls: [{ id: "call_a", name: "fs_read", input: { path: "a.txt" } }], chunk: 4 }) },
+      {
+        kind: "sse",
+        frames: frames({
+          text: "Let me read it.",
+          toolCalls: [{ id: "call_a", name: "fs_read", input: { path: "a.txt" } }],
+          chunk: 4,
+        }),
+      },
     ]);
     const events = await collect(model);
     expect(events.filter((e) => e.type === "text").length).toBeGreaterThan(1);
@@ -90,14 +104,19 @@ describe.each<Provider>(["anthropic", "openai-compatible"])("%s wire format", (p
   });
 
   it("reports a refusal as its own finish reason", async () => {
-    const { model } = await serve(provider, [{ kind: "sse", frames: frames({ text: "I won't do that.", stop: "refusal" }) }]);
+    const { model } = await serve(provider, [
+      { kind: "sse", frames: frames({ text: "I won't do that.", stop: "refusal" }) },
+    ]);
     expect(last(await collect(model))).toMatchObject({ type: "finish", reason: "refusal" });
   });
 
   it("reports a stream with a line that is not JSON as malformed", async () => {
     const good = frames({ text: "Hello there" });
-    const bad = provider === "anthropic" ? "event: content_block_delta\ndata: {not json\n\n" : "data: {not json\n\n";
-    const { model } = await serve(provider, [{ kind: "sse", frames: [...good.slice(0, 3), bad, ...good.slice(3)] }]);
+    const bad =
+      provider === "anthropic" ? "event: content_block_delta\ndata: {not json\n\n" : "data: {not json\n\n";
+    const { model } = await serve(provider, [
+      { kind: "sse", frames: [...good.slice(0, 3), bad, ...good.slice(3)] },
+    ]);
     const events = await collect(model);
     expect(last(events)).toMatchObject({ type: "error", code: "MODEL_STREAM_MALFORMED" });
     expect(events.some((e) => e.type === "finish")).toBe(false);
@@ -115,13 +134,18 @@ describe.each<Provider>(["anthropic", "openai-compatible"])("%s wire format", (p
     const { model } = await serve(provider, [{ kind: "sse", frames: all.slice(0, 4) }]);
     const events = await collect(model);
     expect(last(events)).toMatchObject(
-      provider === "anthropic" ? { type: "finish", reason: "incomplete" } : { type: "error", code: "MODEL_STREAM_INCOMPLETE" },
+      provider === "anthropic"
+        ? { type: "finish", reason: "incomplete" }
+        : { type: "error", code: "MODEL_STREAM_INCOMPLETE" },
     );
   });
 
   it("waits what retry-after asks on a 429, then succeeds", async () => {
     const limited = provider === "anthropic" ? anthropicRateLimited(1) : openaiRateLimited(1);
-    const { server, model } = await serve(provider, [limited, { kind: "sse", frames: frames({ text: "Done." }) }]);
+    const { server, model } = await serve(provider, [
+      limited,
+      { kind: "sse", frames: frames({ text: "Done." }) },
+    ]);
     const started = Date.now();
     const events = await collect(model);
     const elapsed = Date.now() - started;
@@ -144,8 +168,13 @@ describe.each<Provider>(["anthropic", "openai-compatible"])("%s wire format", (p
 describe("provider error events and non-retryable statuses", () => {
   it("reports an Anthropic error event inside the stream without retrying", async () => {
     const good = anthropicFrames({ text: "Hi" });
-    const overloaded = anthropicEvent("error", { type: "error", error: { type: "overloaded_error", message: "Overloaded" } });
-    const { server, model } = await serve("anthropic", [{ kind: "sse", frames: [...good.slice(0, 3), overloaded] }]);
+    const overloaded = anthropicEvent("error", {
+      type: "error",
+      error: { type: "overloaded_error", message: "Overloaded" },
+    });
+    const { server, model } = await serve("anthropic", [
+      { kind: "sse", frames: [...good.slice(0, 3), overloaded] },
+    ]);
     const events = await collect(model);
     expect(last(events)).toMatchObject({ type: "error", code: "MODEL_STREAM_MALFORMED" });
     expect(server.requests).toHaveLength(1);
@@ -156,7 +185,10 @@ describe("provider error events and non-retryable statuses", () => {
       {
         kind: "http",
         status: 400,
-        body: JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: "bad request" } }),
+        body: JSON.stringify({
+          type: "error",
+          error: { type: "invalid_request_error", message: "bad request" },
+        }),
       },
     ]);
     const events = await collect(model);

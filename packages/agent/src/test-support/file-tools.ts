@@ -49,14 +49,24 @@ export function fileTools(workspace: string, options: { deferGlob?: boolean } = 
       execute: async (args) => {
         writeFileSync(at(args.path), args.content);
         const rev = revision(Buffer.from(args.content));
-        return ok({ path: args.path, revision: rev, review: { snapshotId: `snap-${rev.slice(0, 8)}`, path: args.path } }, { committed: true });
+        return ok(
+          {
+            path: args.path,
+            revision: rev,
+            review: { snapshotId: `snap-${rev.slice(0, 8)}`, path: args.path },
+          },
+          { committed: true },
+        );
       },
     }),
     defineTool({
       name: "fs.glob",
       summary: "List files matching a glob pattern",
       description: "Lists workspace files whose names match a pattern.",
-      inputSchema: Type.Object({ pattern: Type.String({ description: "Glob pattern." }) }, { additionalProperties: false }),
+      inputSchema: Type.Object(
+        { pattern: Type.String({ description: "Glob pattern." }) },
+        { additionalProperties: false },
+      ),
       risk: "low",
       effects: ["fs.read"],
       category: "read",

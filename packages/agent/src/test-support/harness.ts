@@ -29,7 +29,8 @@ export interface HarnessOptions extends Partial<Omit<AgentProviderOptions, "work
 export async function harness(options: HarnessOptions) {
   const audit = new MemoryAuditSink();
   const kernelEvents = new MemoryEventSink();
-  const { workspace, tools, layers, permission, mode, broker, limits, deferGlob, ...providerOptions } = options;
+  const { workspace, tools, layers, permission, mode, broker, limits, deferGlob, ...providerOptions } =
+    options;
   const provider = createAgentProvider({ workspace, ...providerOptions });
   const builder = new CatalogBuilder();
   for (const tool of tools ?? fileTools(workspace, { deferGlob: deferGlob ?? false })) builder.add(tool);
@@ -48,7 +49,15 @@ export async function harness(options: HarnessOptions) {
     mode: mode ?? "agent",
   });
   const events: AgentEvent[] = [];
-  return { kernel, session, provider, audit, kernelEvents, events, onEvent: (e: AgentEvent) => events.push(e) };
+  return {
+    kernel,
+    session,
+    provider,
+    audit,
+    kernelEvents,
+    events,
+    onEvent: (e: AgentEvent) => events.push(e),
+  };
 }
 
 /** A broker that answers every request with `answer`, recording what it was asked. */

@@ -28,7 +28,9 @@ export function firstUserText(request: RecordedRequest | undefined): string {
 }
 
 /** Tool results an Anthropic request carries, by tool_use_id. */
-export function anthropicToolResults(request: RecordedRequest | undefined): Map<string, { content: string; isError: boolean }> {
+export function anthropicToolResults(
+  request: RecordedRequest | undefined,
+): Map<string, { content: string; isError: boolean }> {
   const out = new Map<string, { content: string; isError: boolean }>();
   const messages = (bodyOf(request)["messages"] ?? []) as Array<{ role: string; content: unknown }>;
   for (const message of messages) {
@@ -36,7 +38,10 @@ export function anthropicToolResults(request: RecordedRequest | undefined): Map<
     for (const block of message.content as Array<Record<string, unknown>>) {
       if (block["type"] !== "tool_result") continue;
       const content = block["content"];
-      const text = typeof content === "string" ? content : (content as Array<{ text?: string }>).map((c) => c.text ?? "").join("");
+      const text =
+        typeof content === "string"
+          ? content
+          : (content as Array<{ text?: string }>).map((c) => c.text ?? "").join("");
       out.set(String(block["tool_use_id"]), { content: text, isError: block["is_error"] === true });
     }
   }

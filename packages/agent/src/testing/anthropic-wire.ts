@@ -85,7 +85,11 @@ export function anthropicFrames(turn: ScriptedTurn, model = "claude-loopback"): 
 
 /** The reply for a scripted turn. */
 export function anthropicReply(turn: ScriptedTurn, options: { delayMs?: number } = {}): LoopbackReply {
-  return { kind: "sse", frames: anthropicFrames(turn), ...(options.delayMs ? { delayMs: options.delayMs } : {}) };
+  return {
+    kind: "sse",
+    frames: anthropicFrames(turn),
+    ...(options.delayMs ? { delayMs: options.delayMs } : {}),
+  };
 }
 
 /** A 429 as the Messages API sends it, with `retry-after` in seconds. */

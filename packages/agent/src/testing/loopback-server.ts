@@ -30,7 +30,10 @@ export type LoopbackReply =
       readonly body: string;
     };
 
-export type LoopbackHandler = (request: RecordedRequest, index: number) => LoopbackReply | Promise<LoopbackReply>;
+export type LoopbackHandler = (
+  request: RecordedRequest,
+  index: number,
+) => LoopbackReply | Promise<LoopbackReply>;
 
 /** A provider stand-in on 127.0.0.1. Close it in the test that opened it. */
 export interface LoopbackServer {

@@ -29,7 +29,8 @@ export function openaiFrames(turn: ScriptedTurn, model = "loopback-model"): stri
     });
   const frames: string[] = [chunk({ role: "assistant", content: "" })];
   if (turn.stop === "refusal") {
-    for (const piece of pieces(turn.text ?? "I can't help with that.", size)) frames.push(chunk({ refusal: piece }));
+    for (const piece of pieces(turn.text ?? "I can't help with that.", size))
+      frames.push(chunk({ refusal: piece }));
   } else {
     for (const piece of pieces(turn.text ?? "", size)) frames.push(chunk({ content: piece }));
   }
@@ -38,7 +39,12 @@ export function openaiFrames(turn: ScriptedTurn, model = "loopback-model"): stri
     frames.push(
       chunk({
         tool_calls: [
-          { index, id: call.id ?? `call_${++sequence}`, type: "function", function: { name: call.name, arguments: "" } },
+          {
+            index,
+            id: call.id ?? `call_${++sequence}`,
+            type: "function",
+            function: { name: call.name, arguments: "" },
+          },
         ],
       }),
     );
@@ -63,7 +69,11 @@ export function openaiFrames(turn: ScriptedTurn, model = "loopback-model"): stri
 
 /** The reply for a scripted turn. */
 export function openaiReply(turn: ScriptedTurn, options: { delayMs?: number } = {}): LoopbackReply {
-  return { kind: "sse", frames: openaiFrames(turn), ...(options.delayMs ? { delayMs: options.delayMs } : {}) };
+  return {
+    kind: "sse",
+    frames: openaiFrames(turn),
+    ...(options.delayMs ? { delayMs: options.delayMs } : {}),
+  };
 }
 
 /** A 429 as OpenAI sends it, with `retry-after` in seconds. */
@@ -73,7 +83,12 @@ export function openaiRateLimited(retryAfterSeconds: number): LoopbackReply {
     status: 429,
     headers: { "retry-after": String(retryAfterSeconds) },
     body: JSON.stringify({
-      error: { message: "Rate limit reached for requests", type: "requests", param: null, code: "rate_limit_exceeded" },
+      error: {
+        message: "Rate limit reached for requests",
+        type: "requests",
+        param: null,
+        code: "rate_limit_exceeded",
+      },
     }),
   };
 }
