@@ -19,14 +19,24 @@ const workspaceRoot = join(packageDir, "..", "..");
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), "pablo-publish-")));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+/** The pnpm running this test when there is one (a script or a native binary), else pnpm from PATH. */
 function pnpm(args: string[], cwd: string): string {
-  const execpath = process.env["npm_execpath"];
-  const [command, prefix] = execpath?.includes("pnpm") ? [process.execPath, [execpath]] : ["pnpm", []];
+  const execpath = process.env["npm_execpath"] ?? "";
+  const viaPnpm = execpath.includes("pnpm");
+  const [command, prefix] =
+    viaPnpm && /\.[cm]?js$/.test(execpath)
+      ? [process.execPath, [execpath]]
+      : viaPnpm
+        ? [execpath, []]
+        : ["pnpm", []];
   return execFileSync(command, [...prefix, ...args], { cwd, encoding: "utf8" });
 }
 
 function npm(args: string[], cwd: string): string {
-  return execFileSync("npm", [...args, "--no-audit", "--no-fund", "--silent"], { cwd, encoding: "utf8" });
+  return execFileSync("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline", "--silent"], {
+    cwd,
+    encoding: "utf8",
+  });
 }
 
 describe("a third-party plugin from scaffold to a distribution", () => {
@@ -103,5 +113,5 @@ describe("a third-party plugin from scaffold to a distribution", () => {
     const { result } = await session.call({ tool: "plugin_greeter_greet", args: '{"name":"Grace"}' });
     expect(result).toEqual({ ok: true, data: { greeting: "Hello, Grace!" } });
     expect(audit.records).toMatchObject([{ tool: "plugin.greeter.greet", decision: "allow", ok: true }]);
-  });
+  }, 240_000);
 });
