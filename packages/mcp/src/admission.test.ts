@@ -64,6 +64,7 @@ describe("admission", () => {
           command: process.execPath,
           args: ["-e", "setInterval(() => {}, 1000)"],
           startup_timeout_ms: 300,
+          shutdown_timeout_ms: 200,
         },
       },
       credentials: noCredentials,

@@ -31,6 +31,11 @@ export type ServeOptions = (
 export interface ServedCatalog {
   /** For HTTP: `http://127.0.0.1:PORT/mcp`. */
   readonly url?: string;
+  /**
+   * Settles when serving has ended: over stdio when the client closes its end (stdin ends) or
+   * `close()` is called; over HTTP when `close()` is called. A host then closes the task.
+   */
+  readonly closed: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,11 +54,22 @@ export async function serveCatalog(session: Session, options: ServeOptions): Pro
     if ((options.host ?? "127.0.0.1") !== "127.0.0.1") {
       throw new PabloError("INVALID_ARGUMENT", "serveCatalog serves HTTP on 127.0.0.1 only");
     }
-    return listenHttp(makeServer, options.port);
+    const listener = await listenHttp(makeServer, options.port);
+    let ended: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => {
+      ended = resolve;
+    });
+    return { url: listener.url, closed, close: () => listener.close().finally(ended) };
   }
   const server = makeServer();
-  await server.connect(new StdioServerTransport(options.stdin, options.stdout));
-  return { close: () => server.close() };
+  const stdin = options.stdin ?? process.stdin;
+  const closed = new Promise<void>((resolve) => {
+    stdin.once("end", () => resolve());
+    stdin.once("close", () => resolve());
+    server.onclose = () => resolve();
+  });
+  await server.connect(new StdioServerTransport(stdin, options.stdout));
+  return { closed, close: () => server.close() };
 }
 
 function createMcpServer(session: Session, options: ServeOptions): Server {
