@@ -108,15 +108,12 @@ export async function planStage(
   const planned = await plan.call(entry.definition, args as never, ctx);
   if (Array.isArray(planned)) return { next: planned };
   const failure = planned as ToolFailure;
-  return {
-    final: failure,
-    decision: {
-      verdict: "deny",
-      layer: "tool",
-      rule: String(failure.error.code),
-      reason: failure.error.message,
-    },
-  };
+  // A tool that refuses while planning may name the layer and rule of its own options
+  // (`shell.compound`); otherwise the decision cites the tool and the error code.
+  const details = failure.error.details ?? {};
+  const layer = typeof details["layer"] === "string" ? details["layer"] : "tool";
+  const rule = typeof details["rule"] === "string" ? details["rule"] : String(failure.error.code);
+  return { final: failure, decision: { verdict: "deny", layer, rule, reason: failure.error.message } };
 }
 
 function tooLarge(maxBytes: number): StageOutcome<never> {
