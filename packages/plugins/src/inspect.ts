@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, normalize, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ToolDefinition } from "@pablo/kernel";
@@ -194,20 +194,26 @@ function checkSkills(dir: string, manifest: PluginManifest, diagnostics: Diagnos
       );
       return;
     }
-    const full = resolve(dir, normalized);
-    let isDir = false;
+    let full = "";
     try {
-      isDir = statSync(full).isDirectory();
+      full = realpathSync(resolve(dir, normalized));
     } catch {
-      isDir = false;
+      full = "";
     }
-    if (!isDir)
+    const inside = full !== "" && full.startsWith(realpathSync(dir) + sep);
+    if (full !== "" && !inside) {
+      diagnostics.error(
+        PluginCode.SKILLS_INVALID,
+        `skills directory ${relative} resolves outside the package`,
+        { path },
+      );
+    } else if (!inside || !statSync(full).isDirectory()) {
       diagnostics.error(
         PluginCode.SKILLS_INVALID,
         `skills directory ${relative} does not exist in the package`,
         { path },
       );
-    else out.push(full);
+    } else out.push(full);
   });
   return out;
 }

@@ -1,3 +1,6 @@
+import { rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadPlugins } from "./index.js";
 import { makeDistribution } from "./test-support/distribution.js";
@@ -150,6 +153,23 @@ describe("loadPlugins", () => {
     expect((await loadOne("skills", [])).errors).toMatchObject([{ code: "GRANT_MISSING" }]);
     expect((await loadOne("skills-escape", ["agent.skill.register"])).errors).toMatchObject([
       { code: "SKILLS_INVALID", path: "/pablo/skills/0" },
+    ]);
+  });
+
+  it("refuses a skills directory that is a symlink out of the package", async () => {
+    const dist = makeDistribution(["skills"]);
+    const skills = join(dist.root, "node_modules", "fixture-skills", "skills");
+    rmSync(skills, { recursive: true });
+    symlinkSync(tmpdir(), skills);
+    const loaded = await loadPlugins(
+      [{ name: "s", package: "fixture-skills", grants: ["agent.skill.register"] }],
+      {
+        resolveFrom: dist.root,
+      },
+    );
+    expect(loaded.skills).toEqual([]);
+    expect(loaded.diagnostics).toMatchObject([
+      { code: "SKILLS_INVALID", message: "skills directory skills resolves outside the package" },
     ]);
   });
 
