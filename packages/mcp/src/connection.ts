@@ -77,15 +77,6 @@ export class McpConnection {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#scheduleRelist());
   }
 
-  /** The server's description of itself, after initialization. */
-  get serverVersion(): { name: string; version: string } | undefined {
-    return this.#client.getServerVersion();
-  }
-
-  get ended(): string | undefined {
-    return this.#ended;
-  }
-
   /** Connects, initializes and lists tools within `startupTimeoutMs`. Throws with a clean message. */
   async start(signal: AbortSignal): Promise<Tool[]> {
     const timeoutMs = this.server.startupTimeoutMs;

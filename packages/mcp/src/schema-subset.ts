@@ -1,23 +1,25 @@
 import type { JsonObject, JsonValue } from "@pablo/kernel";
-import { patternProblem } from "./regex-safety.js";
+import {
+  ANNOTATIONS,
+  asObject,
+  collectAnnotations,
+  count,
+  DROPPED,
+  escapePointer,
+  type Mode,
+  OutsideSubset,
+  PRIMITIVE_TYPES,
+  SCHEMA_SUBSET_LIMITS,
+  translatePrimitive,
+} from "./schema-keywords.js";
+
+export { SCHEMA_SUBSET_LIMITS };
 
 /**
  * The bounded subset of JSON Schema Pablo validates MCP tool arguments and structured output
  * against. Anything outside it leaves the tool out of the catalog with a diagnostic; nothing is
- * ever called unvalidated. See README "Schema subset".
+ * ever called unvalidated. See README "Schema subset" and {@link SCHEMA_SUBSET_LIMITS}.
  */
-export const SCHEMA_SUBSET_LIMITS = {
-  maxSchemaBytes: 128 * 1024,
-  maxDepth: 12,
-  maxNodes: 1000,
-  maxProperties: 256,
-  maxEnum: 256,
-  maxAnyOf: 16,
-  maxTextChars: 8192,
-  maxDefaultChars: 4096,
-  /** A string with a `pattern` gets `maxLength` at most this (a tightening), bounding backtracking. */
-  patternMaxLength: 1024,
-} as const;
 
 export type SubsetResult =
   | { readonly ok: true; readonly schema: JsonObject }
@@ -33,8 +35,6 @@ export function boundOutputSchema(schema: unknown): SubsetResult {
   return translateRoot(schema, "output");
 }
 
-type Mode = "input" | "output";
-
 interface Context {
   readonly mode: Mode;
   readonly defs: Readonly<Record<string, unknown>>;
@@ -42,18 +42,6 @@ interface Context {
   nodes: number;
 }
 
-class OutsideSubset extends Error {
-  constructor(
-    readonly pointer: string,
-    readonly reason: string,
-  ) {
-    super(reason);
-  }
-}
-
-const ANNOTATIONS = new Set(["title", "description", "default"]);
-const DROPPED = new Set(["$schema", "$id", "$comment", "examples", "deprecated", "readOnly", "writeOnly"]);
-const PRIMITIVE_TYPES = new Set(["string", "number", "integer", "boolean", "null"]);
 const KEYWORDS: Readonly<Record<string, readonly string[]>> = {
   string: ["minLength", "maxLength", "pattern", "format", "enum", "const"],
   number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "enum", "const"],
@@ -199,56 +187,6 @@ function translateArray(node: JsonObject, pointer: string, depth: number, ctx: C
   return out;
 }
 
-function translatePrimitive(node: JsonObject, pointer: string, mode: Mode): JsonObject {
-  const out: JsonObject = {};
-  for (const key of ["minLength", "maxLength"]) {
-    if (node[key] !== undefined) out[key] = count(node[key], `${pointer}/${key}`);
-  }
-  if (node["pattern"] !== undefined) {
-    const pattern = node["pattern"];
-    if (mode === "output") {
-      // Server output can be megabytes long; no length cap can be added without changing meaning.
-      throw new OutsideSubset(`${pointer}/pattern`, "pattern is not supported in output schemas");
-    }
-    const problem = typeof pattern === "string" ? patternProblem(pattern) : "pattern must be a string";
-    if (problem) throw new OutsideSubset(`${pointer}/pattern`, problem);
-    const cap = SCHEMA_SUBSET_LIMITS.patternMaxLength;
-    out["maxLength"] = Math.min((out["maxLength"] as number | undefined) ?? cap, cap);
-    out["pattern"] = pattern as string;
-  }
-  if (node["format"] !== undefined) {
-    if (typeof node["format"] !== "string" || node["format"].length > 64) {
-      throw new OutsideSubset(`${pointer}/format`, "format must be a short string");
-    }
-    out["format"] = node["format"];
-  }
-  for (const key of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]) {
-    const value = node[key];
-    if (value === undefined) continue;
-    if (typeof value !== "number" || !Number.isFinite(value) || (key === "multipleOf" && value <= 0)) {
-      throw new OutsideSubset(`${pointer}/${key}`, `${key} must be a finite number`);
-    }
-    out[key] = value;
-  }
-  if (node["enum"] !== undefined) {
-    const values = node["enum"];
-    if (!Array.isArray(values) || values.length === 0 || values.length > SCHEMA_SUBSET_LIMITS.maxEnum) {
-      throw new OutsideSubset(
-        `${pointer}/enum`,
-        `enum must list 1 to ${SCHEMA_SUBSET_LIMITS.maxEnum} values`,
-      );
-    }
-    if (!values.every(isPrimitive))
-      throw new OutsideSubset(`${pointer}/enum`, "enum values must be primitives");
-    out["enum"] = values;
-  }
-  if (node["const"] !== undefined) {
-    if (!isPrimitive(node["const"])) throw new OutsideSubset(`${pointer}/const`, "const must be a primitive");
-    out["const"] = node["const"];
-  }
-  return out;
-}
-
 function translateAnyOf(node: JsonObject, pointer: string, depth: number, ctx: Context): JsonObject {
   for (const key of Object.keys(node)) {
     if (key !== "anyOf" && !ANNOTATIONS.has(key) && !DROPPED.has(key) && !key.startsWith("x-")) {
@@ -292,51 +230,7 @@ function expandRef(node: JsonObject, pointer: string, depth: number, ctx: Contex
   }
 }
 
-function collectAnnotations(node: JsonObject, pointer: string): JsonObject {
-  const out: JsonObject = {};
-  for (const key of ["title", "description"]) {
-    const value = node[key];
-    if (value === undefined) continue;
-    if (typeof value !== "string" || value.length > SCHEMA_SUBSET_LIMITS.maxTextChars) {
-      throw new OutsideSubset(
-        `${pointer}/${key}`,
-        `${key} must be a string of at most ${SCHEMA_SUBSET_LIMITS.maxTextChars} characters`,
-      );
-    }
-    out[key] = value;
-  }
-  if (node["default"] !== undefined) {
-    if ((JSON.stringify(node["default"]) ?? "").length > SCHEMA_SUBSET_LIMITS.maxDefaultChars) {
-      throw new OutsideSubset(`${pointer}/default`, "default value too large");
-    }
-    out["default"] = node["default"];
-  }
-  return out;
-}
-
-function asObject(value: unknown, pointer: string): JsonObject {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new OutsideSubset(pointer, "expected a schema object (boolean schemas are outside the subset)");
-  }
-  return value as JsonObject;
-}
-
 function asDefs(value: unknown, key: string): Record<string, unknown> {
   if (value === undefined) return {};
   return asObject(value, `#/${key}`);
-}
-
-function count(value: unknown, pointer: string): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    throw new OutsideSubset(pointer, "must be a non-negative integer");
-  }
-  return value;
-}
-
-function isPrimitive(value: unknown): boolean {
-  return value === null || ["string", "number", "boolean"].includes(typeof value);
-}
-
-function escapePointer(name: string): string {
-  return name.replace(/~/g, "~0").replace(/\//g, "~1");
 }
