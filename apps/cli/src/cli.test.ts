@@ -264,3 +264,26 @@ describe("pablo policy check", () => {
     expect(clean).toMatchObject({ code: 0, stdout: "policy check: no findings\n" });
   });
 });
+
+describe("shell deadline", () => {
+  it("never lets a call ask for more time than [options.limits] shell_deadline_ms", async () => {
+    const sandbox = useSandbox();
+    const config = sandbox.write("deployment.toml", "[options.limits]\nshell_deadline_ms = 5000\n");
+    const { code, stdout } = await pablo(
+      [
+        "call",
+        "shell.run",
+        "--config",
+        config,
+        "--permission",
+        "auto",
+        "--json",
+        "--args",
+        '{"command":"true","timeout_ms":60000}',
+      ],
+      sandbox,
+    );
+    expect(code).toBe(2);
+    expect(JSON.parse(stdout)).toMatchObject({ ok: false, error: { code: "INVALID_ARGUMENT" } });
+  });
+});

@@ -12,7 +12,7 @@ export function deploymentJsonSchema(): Record<string, unknown> {
   return {
     $schema: "http://json-schema.org/draft-07/schema#",
     $id: "https://pablo.dev/schemas/deployment.schema.json",
-    ...acceptBindings(schema),
+    ...(acceptBindings(schema) as Record<string, unknown>),
   } as Record<string, unknown>;
 }
 

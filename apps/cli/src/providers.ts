@@ -1,8 +1,14 @@
 import { join } from "node:path";
-import type { Deployment } from "@pablo/config";
+import type { Deployment, LimitsOptions } from "@pablo/config";
 import { createFsTools, createScratchRoot, type FsOptions, FsOptionsSchema, ReviewStore } from "@pablo/fs";
 import type { AuthorityLayer, CatalogDiagnostic, CredentialResolver, ToolProvider } from "@pablo/kernel";
-import { commandRulesLayer, createShellTool, type ShellOptions, ShellOptionsSchema } from "@pablo/shell";
+import {
+  commandRulesLayer,
+  createShellTool,
+  DEFAULT_SHELL_OPTIONS,
+  type ShellOptions,
+  ShellOptionsSchema,
+} from "@pablo/shell";
 import {
   type ActivatedSkill,
   activateSkills,
@@ -77,7 +83,10 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
   });
   const shell = createShellTool({
     workspace: context.workspace,
-    ...(shellOptions ? { options: shellOptions } : {}),
+    options: withShellDeadline(
+      shellOptions,
+      context.deployment.options["limits"] as LimitsOptions | undefined,
+    ),
     scratchDir: scratch.path,
   });
   const providers: ToolProvider[] = [
@@ -132,4 +141,18 @@ async function openSkills(section: unknown) {
 /** Review snapshots live in the state directory, never the workspace. */
 export function reviewStore(stateDir: string): ReviewStore {
   return new ReviewStore(join(stateDir, "reviews"));
+}
+
+/**
+ * The shell's own deadline never exceeds the host limit `[options.limits] shell_deadline_ms`, and
+ * the default timeout never exceeds the deadline.
+ */
+export function withShellDeadline(
+  options: ShellOptions | undefined,
+  limits: LimitsOptions | undefined,
+): ShellOptions {
+  const own = options?.deadline_ms ?? DEFAULT_SHELL_OPTIONS.deadlineMs;
+  const deadline = Math.min(own, limits?.shell_deadline_ms ?? own);
+  const timeout = Math.min(options?.default_timeout_ms ?? DEFAULT_SHELL_OPTIONS.defaultTimeoutMs, deadline);
+  return { ...(options ?? {}), deadline_ms: deadline, default_timeout_ms: timeout };
 }

@@ -1,0 +1,134 @@
+import { writeFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import {
+  Agent,
+  type AgentDeploymentOptions,
+  type AgentRunResult,
+  createModel,
+  findAgentProvider,
+  type Model,
+  type QuestionPort,
+  type RecordingModel,
+  RunRenderer,
+  recordingModel,
+} from "@pablo/agent";
+import type { TaskEnvironment } from "../distribution.js";
+import { Exit } from "../exit-codes.js";
+import type { Io } from "../output.js";
+
+export interface RunCommandOptions {
+  readonly prompt: string;
+  /** `--model PROVIDER:NAME`; else `[options.agent] model`; else `PABLO_MODEL`. */
+  readonly model: string | undefined;
+  readonly json: boolean;
+  /** `--record FILE`: write the model's responses as a replay transcript. */
+  readonly record?: string;
+  /** The sink `createRunSink` made and the task's kernel emits to; made here when absent. */
+  readonly sink?: RunRenderer;
+  /** Asks asktool's questions; the terminal by default when there is one. */
+  readonly questions?: QuestionPort;
+}
+
+/** The event sink of a `pablo run`: pass it to `openTask` as `hooks.events`, then to `runCommand`. */
+export function createRunSink(io: Io, options: { readonly json: boolean }): RunRenderer {
+  return new RunRenderer({ stdout: io.stdout, stderr: io.stderr }, { json: options.json });
+}
+
+/**
+ * `pablo run "TASK" [--model PROVIDER:NAME] [--mode agent|plan|goal] [--json]`: one agent task
+ * over the governed catalog. Prints each tool call with its decision and duration, streamed shell
+ * output and a summary (or JSON Lines with `--json`). Exit codes: 0 completed, 1 the task failed,
+ * 2 usage or configuration (no model, bad model, missing key), 3 a plan or goal was not approved,
+ * 130 cancelled.
+ */
+export async function runCommand(io: Io, task: TaskEnvironment, options: RunCommandOptions): Promise<number> {
+  const sink = options.sink ?? createRunSink(io, { json: options.json });
+  sink.addSecrets(task.credentials.resolvedValues());
+  const agentOptions = task.deployment.options["agent"] as AgentDeploymentOptions | undefined;
+  const spec = options.model ?? agentOptions?.model ?? io.env["PABLO_MODEL"];
+  if (!spec) {
+    io.stderr(
+      "pablo: run needs a model: --model anthropic:NAME, openai-compatible:NAME or replay:FILE (or PABLO_MODEL)\n",
+    );
+    return Exit.USAGE;
+  }
+  const created = createModel(spec, io.env, { resolver: task.credentials }, { cwd: io.cwd });
+  if (!created.ok) {
+    io.stderr(`pablo: ${created.message}\n`);
+    return Exit.USAGE;
+  }
+  sink.addSecrets(created.secrets);
+  const recorder: RecordingModel | undefined = options.record ? recordingModel(created.model) : undefined;
+  const model: Model = recorder ?? created.model;
+  const provider = findAgentProvider(task.providers);
+  const questions = options.questions ?? (io.isTTY ? terminalQuestions(io) : undefined);
+  sink.note(`pablo run: ${model.id}, ${task.session.mode} mode, workspace ${task.workspace}`, {
+    model: model.id,
+    mode: task.session.mode,
+    workspace: task.workspace,
+  });
+  const agent = new Agent({
+    session: task.session,
+    model,
+    kernel: task.kernel,
+    ...(provider ? { control: provider } : {}),
+    ...(questions ? { questions } : {}),
+    ...(agentOptions?.instructions && !provider ? { instructions: agentOptions.instructions } : {}),
+    onEvent: (event) => sink.agent(event),
+  });
+  const result = await agent.prompt(options.prompt, { signal: io.signal });
+  const code = exitCodeOf(result, io.signal);
+  sink.finish(result, model.id, code);
+  if (recorder && options.record)
+    writeFileSync(options.record, `${JSON.stringify(recorder.transcript(), null, 2)}\n`);
+  return code;
+}
+
+/** The CLI contract's exit code for how a run ended. */
+export function exitCodeOf(result: AgentRunResult, signal: AbortSignal): number {
+  if (result.status === "cancelled" || signal.aborted) return Exit.CANCELLED;
+  if (result.status === "completed") return Exit.OK;
+  if (result.status === "not-approved") return Exit.DENIED;
+  return Exit.FAILED;
+}
+
+/**
+ * asktool on the terminal: each question on stderr (with numbered options), one answer line
+ * each; an empty line skips. Closing the input or stopping the turn skips what is left.
+ */
+export function terminalQuestions(io: Io): QuestionPort {
+  return {
+    ask: (questions, { signal, requester }) =>
+      new Promise((resolve) => {
+        const answers: (string | undefined)[] = [];
+        const rl = createInterface({ input: io.stdin, terminal: false });
+        let done = false;
+        const finish = () => {
+          if (done) return;
+          done = true;
+          signal.removeEventListener("abort", finish);
+          rl.close();
+          resolve(questions.map((_q, i) => answers[i]));
+        };
+        const ask = () => {
+          const q = questions[answers.length];
+          if (!q) return finish();
+          const options = (q.options ?? []).map((o, i) => `  ${i + 1}) ${o}`).join("\n");
+          io.stderr(
+            `\n? ${requester ? `[${requester}] ` : ""}${q.question}\n${options ? `${options}\n` : ""}> `,
+          );
+        };
+        rl.on("line", (line) => {
+          const text = line.trim();
+          const options = questions[answers.length]?.options ?? [];
+          const picked = /^\d+$/.test(text) ? options[Number(text) - 1] : undefined;
+          answers.push(picked ?? (text === "" ? undefined : text));
+          ask();
+        });
+        rl.on("close", finish);
+        signal.addEventListener("abort", finish, { once: true });
+        if (signal.aborted) finish();
+        else ask();
+      }),
+  };
+}
