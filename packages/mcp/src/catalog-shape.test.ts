@@ -47,8 +47,28 @@ describe("deferred tools", () => {
     const deferred = (name: string) => session.catalog.resolve(name)?.definition.deferred;
     expect(deferred("mcp_eager_echo")).toBe(false);
     expect(deferred("mcp_eager_get-env")).toBe(true);
-    // The misbehaving fixture admits 14 tools, more than the threshold of 10.
+    // The misbehaving fixture admits 15 tools, more than the threshold of 10.
     expect(deferred("mcp_few_ping")).toBe(true);
+  });
+});
+
+describe("risk from annotations", () => {
+  it("only ever tightens the configured risk", async () => {
+    const mcp = await openMcpCatalog({
+      servers: { lowered: misbehavingStdio({ risk: "low" }), plain: misbehavingStdio() },
+      credentials: noCredentials,
+    });
+    onTestFinished(() => mcp.close());
+    const { session } = await sessionOver(mcp);
+    const risk = (name: string) => session.catalog.resolve(name)?.definition.risk;
+    // readOnlyHint never lowers; destructiveHint raises to high, whatever readOnlyHint says.
+    expect([risk("mcp_plain_ping"), risk("mcp_plain_pid"), risk("mcp_plain_wipe")]).toEqual([
+      "medium",
+      "medium",
+      "high",
+    ]);
+    // A deployment may set a server's base risk; annotations still only raise it.
+    expect([risk("mcp_lowered_pid"), risk("mcp_lowered_wipe")]).toEqual(["low", "high"]);
   });
 });
 
