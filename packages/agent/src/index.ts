@@ -69,3 +69,6 @@ export type {
   ToolResultMessage,
 } from "./model/types.js";
 export { ModelErrorCode } from "./model/types.js";
+export { eventLine, resultLine, summaryLines } from "./report/human-lines.js";
+export type { RenderTarget } from "./report/run-renderer.js";
+export { RunRenderer } from "./report/run-renderer.js";

@@ -3,6 +3,12 @@ import Type, { type Static } from "typebox";
 /** `[options.agent]` of a deployment: the loop's instructions, Task delegates and children. */
 export const AgentOptionsSchema = Type.Object(
   {
+    model: Type.Optional(
+      Type.String({
+        pattern: "^[a-z-]+:.+$",
+        description: "Default model for `pablo run`: anthropic:NAME, openai-compatible:NAME or replay:FILE.",
+      }),
+    ),
     instructions: Type.Optional(
       Type.String({ maxLength: 64 * 1024, description: "Extra system instructions for every run." }),
     ),
