@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { PermissionBroker } from "@pablo/kernel";
 import { describe, expect, it } from "vitest";
 import { harness, silentBroker } from "../test-support/harness.js";
 import { type Provider, scripted } from "../test-support/providers.js";
@@ -166,6 +167,40 @@ describe("the loop's bounds and failures", () => {
     expect(result.status).toBe("model-error");
     expect(result.reason).toMatch(/^MODEL_STREAM_MALFORMED/);
     expect(h.audit.records).toHaveLength(0);
+  });
+
+  it("denies an outstanding permission request when the run is cancelled", async () => {
+    const controller = new AbortController();
+    const broker: PermissionBroker = {
+      request: (_request, signal) =>
+        new Promise((resolve) => {
+          setTimeout(() => controller.abort(), 20);
+          signal.addEventListener("abort", () => resolve("allow-once"), { once: true });
+        }),
+    };
+    const workspace = useWorkspace();
+    const h = await harness({ workspace, permission: { mode: "ask" }, broker });
+    const { server, model } = await scripted("anthropic", [
+      { toolCalls: [{ id: "w1", name: "fs_write", input: { path: "w.txt", content: "x" } }] },
+      { text: "never asked" },
+    ]);
+    const started = Date.now();
+    const result = await runAgent({
+      session: h.session,
+      model,
+      prompt: "Write",
+      control: h.provider,
+      signal: controller.signal,
+    });
+    expect(result.status).toBe("cancelled");
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(h.audit.records[0]).toMatchObject({
+      callId: "w1",
+      decision: "deny",
+      permissionAnswer: "cancelled",
+    });
+    expect(existsSync(join(workspace, "w.txt"))).toBe(false);
+    expect(server.requests).toHaveLength(1);
   });
 
   it("cancels while the model is streaming and closes the connection", async () => {
