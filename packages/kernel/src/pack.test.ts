@@ -10,8 +10,11 @@ const scratch = mkdtempSync(join(tmpdir(), "pablo-pack-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function pnpm(args: string[], cwd: string): string {
+  // pnpm 12 sets npm_execpath to its native binary; older ones to a JavaScript entry.
   const execpath = process.env["npm_execpath"];
-  const [command, prefix] = execpath?.includes("pnpm") ? [process.execPath, [execpath]] : ["pnpm", []];
+  const viaNode = execpath !== undefined && /\.[cm]?js$/.test(execpath);
+  const direct = execpath !== undefined && execpath.includes("pnpm") && !viaNode;
+  const [command, prefix] = viaNode ? [process.execPath, [execpath]] : [direct ? execpath : "pnpm", []];
   return execFileSync(command, [...prefix, ...args], { cwd, encoding: "utf8" });
 }
 

@@ -555,3 +555,69 @@ describe("narrowing a running session", () => {
     expect(session.visibleTools().map((t) => t.name)).toEqual(["test.echo"]);
   });
 });
+
+describe("progress and cancellation details", () => {
+  it("gives the calling host the progress itself, while native events stay content-free", async () => {
+    const events = new MemoryEventSink();
+    const streaming = echoTool({
+      execute: async (_args, ctx) => {
+        ctx.progress({ kind: "stdout", data: "line 1\n" });
+        return ok(null);
+      },
+    });
+    const session = createKernel({ events }).openSession({ catalog: createCatalog([streaming]) });
+    const seen: unknown[] = [];
+    await session.call({ tool: "test_echo", args: { text: "x" }, onProgress: (p) => seen.push(p) });
+    expect(seen).toEqual([{ kind: "stdout", data: "line 1\n" }]);
+    expect(JSON.stringify(events.events)).not.toContain("line 1");
+  });
+
+  it("keeps what the tool reported about its state when a call is cancelled", async () => {
+    const remote = echoTool({
+      execute: async (_args, ctx) => {
+        await sleep(5_000, ctx.signal).catch(() => undefined);
+        return fail("TOOL_FAILED", "disconnected", { remoteCompletion: "unknown" });
+      },
+    });
+    const session = createKernel().openSession({ catalog: createCatalog([remote]) });
+    const controller = new AbortController();
+    const pending = session.call({ tool: "test_echo", args: { text: "x" }, signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    expect((await pending).result).toMatchObject({
+      ok: false,
+      error: { code: "TOOL_CANCELLED", details: { remoteCompletion: "unknown" } },
+    });
+  });
+
+  it("gives each call its own signal, so listeners left by a tool do not accumulate", async () => {
+    const signals = new Set<AbortSignal>();
+    const leaky = echoTool({
+      execute: async (_args, ctx) => {
+        signals.add(ctx.signal);
+        ctx.signal.addEventListener("abort", () => undefined);
+        return ok(null);
+      },
+    });
+    const session = createKernel().openSession({ catalog: createCatalog([leaky]) });
+    for (let i = 0; i < 3; i++) await session.call({ tool: "test_echo", args: { text: "x" } });
+    expect(signals.size).toBe(3);
+  });
+});
+
+describe("tools that break their contract", () => {
+  it("turn results that are not JSON and malformed accesses into refusals, never host crashes", async () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic["self"] = cyclic;
+    const cases: ToolDefinition[] = [
+      echoTool({ name: "bad.bigint", execute: async () => ({ ok: true, data: 10n as unknown as null }) }),
+      echoTool({ name: "bad.cycle", execute: async () => ({ ok: true, data: cyclic as never }) }),
+      echoTool({ name: "bad.access", accesses: () => [{ dimension: "fs.read" } as never] }),
+      echoTool({ name: "bad.plan", accesses: () => "nonsense" as never }),
+    ];
+    const session = createKernel().openSession({ catalog: createCatalog(cases) });
+    for (const tool of ["bad_bigint", "bad_cycle", "bad_access", "bad_plan"]) {
+      const { result } = await session.call({ tool, args: { text: "x" } });
+      expect(result, tool).toMatchObject({ ok: false, error: { code: "TOOL_CONTRACT_VIOLATION" } });
+    }
+  });
+});

@@ -5,7 +5,7 @@ import type { AuditRecord, AuditSink } from "./audit.js";
 import { type Decision, evaluateAuthority } from "./authority.js";
 import { boundResult } from "./bound.js";
 import type { Catalog, CatalogEntry } from "./catalog.js";
-import { ErrorCode, PabloError } from "./errors.js";
+import { ErrorCode, HostErrorCode, PabloError } from "./errors.js";
 import type { EventSink, KernelEvent } from "./events.js";
 import { canonicalJson, type JsonValue } from "./json.js";
 import { Budget, type Limits, resolveLimits } from "./limits.js";
@@ -27,7 +27,7 @@ import {
   resolveStage,
   staticAccesses,
 } from "./stages.js";
-import type { OperatingMode, ToolContext, ToolResult } from "./tool.js";
+import type { OperatingMode, ToolContext, ToolProgress, ToolResult } from "./tool.js";
 import { fail } from "./tool.js";
 import { endCallSpan, startCallSpan } from "./trace.js";
 
@@ -69,6 +69,8 @@ export interface CallRequest {
   readonly turnId?: string;
   readonly signal?: AbortSignal;
   readonly requester?: string;
+  /** Receives the tool's progress (streamed output, MCP progress) as it happens. Contract: must not throw. */
+  readonly onProgress?: (progress: ToolProgress) => void;
 }
 
 export interface CallOutcome {
@@ -280,15 +282,11 @@ export class Session {
     const started = this.#now();
     const callId = request.callId ?? `call_${++this.#sequence}_${randomUUID().slice(0, 8)}`;
     const deadline = this.budget.deadline;
-    // The turn's signal already carries cancellation and the run deadline; a call only needs its
-    // own controller when the host gave it a signal of its own.
-    let callSignal = this.#turn.signal;
-    let unlink = noop;
-    if (request.signal) {
-      const controller = new AbortController();
-      unlink = linkSignals(controller, [this.#turn.signal, request.signal]);
-      callSignal = controller.signal;
-    }
+    // Each call gets its own signal, so listeners a tool (or a library it calls) leaves behind die
+    // with the call instead of piling up on the turn's signal.
+    const controller = new AbortController();
+    const unlink = linkSignals(controller, [this.#turn.signal, request.signal]);
+    const callSignal = controller.signal;
     const ctx = this.#context(request, callId, callSignal, deadline);
     const facts = new CallFacts(started);
     const span = startCallSpan(this.#kernel.tracer, {
@@ -384,7 +382,7 @@ export class Session {
     try {
       planned = await planStage(entry, parsed.next, ctx);
     } catch (error) {
-      if (error instanceof PabloError) throw error;
+      if (error instanceof PabloError && error.code === HostErrorCode.CONTAINMENT_VIOLATION) throw error;
       const d: Decision = {
         verdict: "deny",
         layer: "tool",
@@ -546,7 +544,7 @@ export class Session {
         result = rest as ToolResult;
       }
     } catch (error) {
-      if (error instanceof PabloError && error.code === "CONTAINMENT_VIOLATION") throw error;
+      if (error instanceof PabloError && error.code === HostErrorCode.CONTAINMENT_VIOLATION) throw error;
       result =
         error instanceof CleanupTimeout
           ? fail(
@@ -561,7 +559,7 @@ export class Session {
       !result.committed &&
       !(result.ok === false && result.error.code === ErrorCode.TOOL_CLEANUP_FAILED)
     ) {
-      result = cancelledResult(ctx.signal);
+      result = cancelledResult(ctx.signal, result);
     }
     this.#emit({
       type: "tool.finished",
@@ -589,6 +587,13 @@ export class Session {
       deadline,
       requester: request.requester ?? this.requester,
       progress: (event) => {
+        // The host that made the call gets the progress itself; native events get it only with
+        // content capture on.
+        try {
+          request.onProgress?.(event);
+        } catch {
+          // Contract: a progress listener does not throw.
+        }
         const bytes = JSON.stringify(event.data)?.length ?? 0;
         this.#emit({
           type: "tool.progress",
@@ -708,14 +713,14 @@ class CallFacts {
   }
 }
 
-function cancelledResult(signal: AbortSignal): ToolResult {
+/** The result of an aborted call; what the tool reported about its own state is kept as details. */
+function cancelledResult(signal: AbortSignal, reported?: ToolResult): ToolResult {
+  const details = reported && !reported.ok ? reported.error.details : undefined;
   if (signal.reason instanceof DeadlineError) {
-    return fail(ErrorCode.TOOL_TIMEOUT, "the call passed the run deadline and was stopped");
+    return fail(ErrorCode.TOOL_TIMEOUT, "the call passed the run deadline and was stopped", details);
   }
-  return fail(ErrorCode.TOOL_CANCELLED, "the call was cancelled");
+  return fail(ErrorCode.TOOL_CANCELLED, "the call was cancelled", details);
 }
-
-function noop(): void {}
 
 function denyDecision(rule: string, reason: string): Decision {
   return { verdict: "deny", layer: "session", rule, reason };
@@ -808,6 +813,15 @@ function checkResultShape(entry: CatalogEntry, result: ToolResult): ToolResult {
     (result.ok === true || (result.ok === false && typeof result.error?.code === "string"));
   if (!shaped) {
     return fail(ErrorCode.TOOL_CONTRACT_VIOLATION, `${entry.providerName} returned a malformed result`);
+  }
+  try {
+    JSON.stringify(result);
+  } catch {
+    // BigInt values and cycles cannot reach a model; they must not crash the host either.
+    return fail(
+      ErrorCode.TOOL_CONTRACT_VIOLATION,
+      `${entry.providerName} returned a result that is not JSON`,
+    );
   }
   if (result.ok && entry.outputValidator && !entry.outputValidator.check(result.data)) {
     const issues = entry.outputValidator.issues(result.data, 5);

@@ -106,7 +106,23 @@ export async function planStage(
   const plan = entry.definition.accesses;
   if (!plan) return { next: [] };
   const planned = await plan.call(entry.definition, args as never, ctx);
-  if (Array.isArray(planned)) return { next: planned };
+  if (Array.isArray(planned)) {
+    const malformed = planned.find((access) => !isWellFormedAccess(access));
+    if (malformed === undefined) return { next: planned };
+    return {
+      final: fail(ErrorCode.TOOL_CONTRACT_VIOLATION, `${entry.providerName} declared a malformed access`),
+      decision: { verdict: "deny", layer: "tool", rule: "plan.malformed-access", reason: "malformed access" },
+    };
+  }
+  if (!isFailure(planned)) {
+    return {
+      final: fail(
+        ErrorCode.TOOL_CONTRACT_VIOLATION,
+        `${entry.providerName} planned neither accesses nor a failure`,
+      ),
+      decision: { verdict: "deny", layer: "tool", rule: "plan.malformed", reason: "malformed plan" },
+    };
+  }
   const failure = planned as ToolFailure;
   // A tool that refuses while planning may name the layer and rule of its own options
   // (`shell.compound`); otherwise the decision cites the tool and the error code.
@@ -135,4 +151,44 @@ function invalid(message: string, issues: readonly { path: string; message: stri
     final: fail(ErrorCode.INVALID_ARGUMENT, message, issues.length > 0 ? { issues } : undefined),
     decision: { verdict: "deny", layer: "schema", rule: "schema.invalid", reason: "invalid arguments" },
   };
+}
+
+const NAME_DIMENSIONS = new Set(["tool", "effect", "mcp.server", "mcp.tool", "credential", "skill", "child"]);
+const PATH_DIMENSIONS = new Set(["fs.read", "fs.write", "executable", "mcp.launcher"]);
+
+/** Accesses come from tool code; a malformed one must be a refusal, never a crash in evaluation. */
+function isWellFormedAccess(value: unknown): value is Access {
+  if (value === null || typeof value !== "object") return false;
+  const access = value as Record<string, unknown>;
+  const dimension = access["dimension"];
+  if (typeof dimension !== "string") return false;
+  if (NAME_DIMENSIONS.has(dimension)) return typeof access["value"] === "string";
+  if (PATH_DIMENSIONS.has(dimension)) {
+    const root = access["root"];
+    return (
+      typeof access["path"] === "string" &&
+      (root === undefined || root === "workspace" || root === "scratch" || root === "external")
+    );
+  }
+  if (dimension === "net") return typeof access["url"] === "string";
+  if (dimension === "command") {
+    if (typeof access["unproven"] === "string") return true;
+    const argv = access["argv"];
+    return (
+      typeof access["executable"] === "string" &&
+      Array.isArray(argv) &&
+      argv.every((a) => typeof a === "string")
+    );
+  }
+  return false;
+}
+
+function isFailure(value: unknown): value is ToolFailure {
+  if (value === null || typeof value !== "object") return false;
+  const failure = value as { ok?: unknown; error?: { code?: unknown; message?: unknown } };
+  return (
+    failure.ok === false &&
+    typeof failure.error?.code === "string" &&
+    typeof failure.error.message === "string"
+  );
 }
