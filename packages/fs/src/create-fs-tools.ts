@@ -21,11 +21,11 @@ export interface FsToolsConfig {
   /** The session's scratch directory, a second root addressed by absolute path. */
   readonly scratch?: ScratchRoot | undefined;
   /** The deployment's `[options.fs]`; defaults fill what is missing. */
-  readonly options?: Partial<FsOptions>;
+  readonly options?: Partial<FsOptions> | undefined;
   /** The filesystem; the local disk by default, {@link createMemoryFs} for a virtual sandbox. */
-  readonly io?: FsPort;
+  readonly io?: FsPort | undefined;
   /** Where workspace changes keep their previous bytes; without one, changes are not reversible. */
-  readonly reviews?: ReviewStore;
+  readonly reviews?: ReviewStore | undefined;
 }
 
 /** Descriptors of roots are closed once no tool of their set can be reached any more. */

@@ -12,7 +12,7 @@ export function PathArg(what: string, defaultText?: string) {
     maxLength: MAX_PATH_BYTES,
     description:
       `${what}: relative to the workspace, or absolute inside the workspace or the session scratch directory` +
-      `${defaultText ? ` (default ${defaultText})` : ""}. ".." components and symbolic links are refused.`,
+      `${defaultText ? ` (default ${defaultText})` : ""}. ".." components are refused, never normalized.`,
   });
 }
 

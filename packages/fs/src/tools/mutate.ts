@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { ErrorCode, fail, ok, type ToolContext, type ToolFailure, type ToolResult } from "@pablo/kernel";
 import { type Snapshot, snapshot } from "../content.js";
-import type { FsEnv } from "../env.js";
+import { type FsEnv, protectedHit } from "../env.js";
 import { install } from "../install.js";
 import type { Resolution } from "../resolve.js";
 import { describeChange, type ReviewChange } from "../review/review-change.js";
@@ -65,14 +65,18 @@ async function mutateResolved(
   const done = (result: ToolResult, countable = false): MutationOutcome => ({ result, canonical, countable });
   const refused = refuseProtected(env, { located: resolved, canonical, components: resolved.components });
   if (refused) return done(refused);
+  const grant = protectedHit(env, resolved.root, resolved.components)?.grant;
   const quota = env.options.quotas.file_bytes;
   const yielder = new Yielder(ctx.signal);
   let current: Snapshot | undefined;
   if (resolved.leaf.type === "file") {
     if (quota !== undefined && resolved.leaf.info.size > quota)
       return done(overQuota(shown, resolved.leaf.info.size, quota));
+    // Whole bytes are kept only where they are needed: the edit itself, or a workspace review.
+    const reviewed = resolved.root.kind === "workspace";
     const keep =
-      mutation.operation === "edit" || resolved.leaf.info.size <= env.options.review_snapshot_bytes;
+      mutation.operation === "edit" ||
+      (reviewed && resolved.leaf.info.size <= env.options.review_snapshot_bytes);
     current = await snapshot(env.io, resolved.leaf.handle, { whole: keep }, yielder);
   }
   const stale = checkPrecondition(env, ctx, canonical, shown, mutation.expected, current?.revision ?? null);
@@ -113,7 +117,7 @@ async function mutateResolved(
         review: change,
         ...(warnings.length > 0 ? { warnings } : {}),
       },
-      { committed: true },
+      { committed: true, ...(grant ? { auditNotes: { protectedGrant: grant } } : {}) },
     ),
   );
 }

@@ -1,0 +1,128 @@
+import { createCatalog, toJsonSchema } from "@pablo/kernel";
+import { describe, expect, it } from "vitest";
+import { createFsTools } from "./create-fs-tools.js";
+import * as entry from "./index.js";
+import { useTempDir } from "./test-support/harness.js";
+
+describe("what the model sees", () => {
+  it("pins provider names, risk, effects, categories and mutation flags", async () => {
+    const tools = await createFsTools({ workspace: useTempDir() });
+    const catalog = createCatalog(tools);
+    expect(
+      catalog.entries.map((e) => ({
+        name: e.name,
+        provider: e.providerName,
+        risk: e.definition.risk,
+        effects: e.definition.effects,
+        category: e.definition.category,
+        mutates: e.definition.mutates,
+      })),
+    ).toMatchInlineSnapshot(`
+      [
+        {
+          "category": "read",
+          "effects": [
+            "fs.read",
+          ],
+          "mutates": false,
+          "name": "fs.read",
+          "provider": "fs_read",
+          "risk": "low",
+        },
+        {
+          "category": "read",
+          "effects": [
+            "fs.read",
+          ],
+          "mutates": false,
+          "name": "fs.list",
+          "provider": "fs_list",
+          "risk": "low",
+        },
+        {
+          "category": "read",
+          "effects": [
+            "fs.read",
+          ],
+          "mutates": false,
+          "name": "fs.search",
+          "provider": "fs_search",
+          "risk": "low",
+        },
+        {
+          "category": "read",
+          "effects": [
+            "fs.read",
+          ],
+          "mutates": false,
+          "name": "fs.glob",
+          "provider": "fs_glob",
+          "risk": "low",
+        },
+        {
+          "category": "write",
+          "effects": [
+            "fs.write",
+          ],
+          "mutates": true,
+          "name": "fs.write",
+          "provider": "fs_write",
+          "risk": "high",
+        },
+        {
+          "category": "write",
+          "effects": [
+            "fs.write",
+          ],
+          "mutates": true,
+          "name": "fs.edit",
+          "provider": "fs_edit",
+          "risk": "high",
+        },
+      ]
+    `);
+  });
+
+  it("pins every tool's description and JSON schema", async () => {
+    const tools = await createFsTools({ workspace: useTempDir() });
+    const shown = Object.fromEntries(
+      tools.map((t) => [
+        t.name,
+        { summary: t.summary, description: t.description, schema: toJsonSchema(t.inputSchema) },
+      ]),
+    );
+    expect(shown).toMatchSnapshot();
+  });
+
+  it("describes a tracked-revisions deployment in the schemas the model reads", async () => {
+    const tools = await createFsTools({ workspace: useTempDir(), options: { revisions: "tracked" } });
+    const write = toJsonSchema(tools.find((t) => t.name === "fs.write")?.inputSchema ?? {});
+    expect(JSON.stringify(write)).toContain("Omit it to replace a file this session has read");
+  });
+});
+
+describe("public surface", () => {
+  it("exports exactly the documented names", () => {
+    expect(Object.keys(entry).sort()).toMatchInlineSnapshot(`
+      [
+        "ALWAYS_PROTECTED",
+        "DEFAULT_FS_OPTIONS",
+        "DiffHunkSchema",
+        "FsOptionsSchema",
+        "NOT_REVERSIBLE",
+        "PortError",
+        "ReviewChangeSchema",
+        "ReviewStore",
+        "STALE_SCRATCH_MS",
+        "createFsTools",
+        "createLocalFs",
+        "createMemoryFs",
+        "createScratchRoot",
+        "resolveContainedDirectory",
+        "resolveFsOptions",
+        "sweepReviewStores",
+        "sweepScratch",
+      ]
+    `);
+  });
+});
