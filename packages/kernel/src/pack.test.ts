@@ -10,11 +10,13 @@ const scratch = mkdtempSync(join(tmpdir(), "pablo-pack-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function pnpm(args: string[], cwd: string): string {
-  // pnpm 12 sets npm_execpath to its native binary; older ones to a JavaScript entry.
-  const execpath = process.env["npm_execpath"];
-  const viaNode = execpath !== undefined && /\.[cm]?js$/.test(execpath);
-  const direct = execpath !== undefined && execpath.includes("pnpm") && !viaNode;
-  const [command, prefix] = viaNode ? [process.execPath, [execpath]] : [direct ? execpath : "pnpm", []];
+  // pnpm 12 sets npm_execpath to its native binary, older pnpm to a JavaScript entry; under npm or
+  // npx it names npm, which cannot pack a workspace package, so fall back to pnpm on PATH.
+  const execpath = process.env["npm_execpath"] ?? "";
+  const isPnpm = execpath.includes("pnpm");
+  const viaNode = isPnpm && /\.[cm]?js$/.test(execpath);
+  const command = viaNode ? process.execPath : isPnpm ? execpath : "pnpm";
+  const prefix = viaNode ? [execpath] : [];
   return execFileSync(command, [...prefix, ...args], { cwd, encoding: "utf8" });
 }
 
