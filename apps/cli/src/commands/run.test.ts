@@ -21,15 +21,13 @@ import { createRunSink, runCommand } from "./run.js";
 type Sandbox = ReturnType<typeof useSandbox>;
 type Step = ScriptedTurn | LoopbackReply | ((request: RecordedRequest) => ScriptedTurn | LoopbackReply);
 
-/** A deployment for these runs: automatic approvals unless told, content in events, two allowed commands. */
+/** A deployment for these runs: automatic approvals unless told, two allowed commands; no content capture. */
 function deployment(sandbox: Sandbox, permission = 'mode = "auto"'): string {
   return sandbox.write(
     "deployment.toml",
     [
       "[options.permission]",
       permission,
-      "[options.audit]",
-      "capture_content = true",
       "[options.fs]",
       'revisions = "explicit"',
       "[options.shell]",

@@ -48,6 +48,15 @@ export async function dispatchBatch(
       args: call.input,
       callId: call.id,
       signal: context.signal,
+      onProgress: (progress) =>
+        emit({
+          type: "tool.progress",
+          agent,
+          callId: call.id,
+          tool: native,
+          kind: progress.kind,
+          data: progress.data,
+        }),
     });
     const effects = session.catalog.resolve(call.name)?.definition.effects ?? [];
     const record = report.fromOutcome(agent, call.id, outcome, effects);

@@ -1,4 +1,4 @@
-import type { OperatingMode } from "@pablo/kernel";
+import type { JsonValue, OperatingMode } from "@pablo/kernel";
 import type { FinishReason, TokenUsage } from "../model/types.js";
 
 /**
@@ -99,7 +99,8 @@ export interface AgentRunResult {
 
 /**
  * What the loop reports while it works. Events carry names, decisions, codes, sizes and
- * timings; model text is included (it is the answer), tool arguments and results are not.
+ * timings; model text (the answer) and tool progress (a command's output, streamed to the user
+ * who runs it) are included; tool arguments and results are not.
  */
 export type AgentEvent =
   | { readonly type: "prompt.started"; readonly agent: string; readonly mode: OperatingMode }
@@ -134,6 +135,15 @@ export type AgentEvent =
       readonly agent: string;
       readonly callId: string;
       readonly tool: string;
+    }
+  /** A running call's progress (a command's output), as the tool streamed it to the caller. */
+  | {
+      readonly type: "tool.progress";
+      readonly agent: string;
+      readonly callId: string;
+      readonly tool: string;
+      readonly kind: string;
+      readonly data: JsonValue;
     }
   | ({ readonly type: "tool.result" } & CallRecord)
   | {

@@ -46,24 +46,20 @@ describe("the run renderer", () => {
   it("prefixes each line of streamed shell output and ends the model's line first", () => {
     const { out, renderer } = capture(false);
     renderer.agent({ type: "model.text", agent: "root", text: "Counting" });
-    renderer.emit({
+    renderer.agent({
       type: "tool.progress",
-      at: 0,
-      sessionId: "s",
+      agent: "root",
       callId: "c1",
-      tool: "shell_run",
+      tool: "shell.run",
       kind: "stdout",
-      bytes: 9,
       data: "one\ntwo",
     });
-    renderer.emit({
+    renderer.agent({
       type: "tool.progress",
-      at: 0,
-      sessionId: "s",
+      agent: "root",
       callId: "c1",
-      tool: "shell_run",
+      tool: "shell.run",
       kind: "stdout",
-      bytes: 9,
       data: " more\nthree\n",
     });
     expect(out.stdout).toBe("Counting\n");

@@ -9,8 +9,8 @@ export interface RenderTarget {
 
 /**
  * Shows a run while it works. As text: the root model's answer on stdout as it streams; tool
- * calls with their decision and duration, streamed shell output, retries and mode changes on
- * stderr; then the summary on stderr. As JSON Lines: every loop and kernel event, then a
+ * calls with their decision and duration, streamed shell output (the loop's `tool.progress`),
+ * retries and mode changes on stderr; then the summary on stderr. As JSON Lines: every loop and kernel event, then a
  * `run.finished` line, all on stdout. Every string passes through the scrubber first.
  */
 export class RunRenderer implements EventSink {
@@ -36,24 +36,12 @@ export class RunRenderer implements EventSink {
     }
   }
 
-  /** Kernel events (the kernel's EventSink). Contract: never throws. */
+  /**
+   * Kernel events (the kernel's EventSink): written as JSON Lines with `--json`; as text they add
+   * nothing, the loop's events already say it. Contract: never throws.
+   */
   emit(event: KernelEvent): void {
-    if (this.#json) {
-      this.#line({ source: "kernel", ...event });
-      return;
-    }
-    if (event.type !== "tool.progress" || typeof event.data !== "string") return;
-    // Shell output arrives in pieces; prefix each new line so it reads as the call's output.
-    const text = event.data;
-    let out = "";
-    let mid = this.#progressMidLine.get(event.callId) ?? false;
-    for (const piece of text.split(/(?<=\n)/)) {
-      out += mid ? piece : `  │ ${piece}`;
-      mid = !piece.endsWith("\n");
-    }
-    this.#progressMidLine.set(event.callId, mid);
-    this.#breakStdout();
-    this.#target.stderr(this.#scrub(out));
+    if (this.#json) this.#line({ source: "kernel", ...event });
   }
 
   /** Loop events (the loop's listener). */
@@ -66,6 +54,10 @@ export class RunRenderer implements EventSink {
       if (event.agent !== "root") return;
       this.#target.stdout(this.#scrub(event.text));
       this.#midLine = !event.text.endsWith("\n");
+      return;
+    }
+    if (event.type === "tool.progress") {
+      if (typeof event.data === "string") this.#progress(event.callId, event.data);
       return;
     }
     if (event.type === "tool.result") this.#closeProgress(event.callId);
@@ -93,6 +85,19 @@ export class RunRenderer implements EventSink {
     }
     this.#breakStdout();
     this.#target.stderr(`${this.#scrub(summaryLines(result, modelId).join("\n"))}\n`);
+  }
+
+  /** Shell output arrives in pieces; each new line is prefixed so it reads as the call's output. */
+  #progress(callId: string, text: string): void {
+    let out = "";
+    let mid = this.#progressMidLine.get(callId) ?? false;
+    for (const piece of text.split(/(?<=\n)/)) {
+      out += mid ? piece : `  │ ${piece}`;
+      mid = !piece.endsWith("\n");
+    }
+    this.#progressMidLine.set(callId, mid);
+    this.#breakStdout();
+    this.#target.stderr(this.#scrub(out));
   }
 
   #line(value: unknown): void {
