@@ -15,6 +15,7 @@ describe("pablo tools", () => {
       ["fs.search", "fs_search", "low"],
       ["fs.glob", "fs_glob", "low"],
       ["shell.run", "shell_run", "high"],
+      ["plugin-author.check", "PluginCheck", "high"],
     ]);
     const read = tools[0] as {
       inputSchema: { additionalProperties: boolean; properties: Record<string, unknown> };
@@ -35,6 +36,9 @@ describe("pablo tools", () => {
       ["fs.write", "cli-flags", "cli.no-allow-write"],
       ["fs.edit", "cli-flags", "cli.no-allow-write"],
       ["shell.run", "cli-flags", "cli.no-shell"],
+      ["plugin-author.scaffold", "cli-flags", "cli.no-allow-write"],
+      ["plugin-author.check", "cli-flags", "cli.no-shell"],
+      ["plugin-author.pack", "cli-flags", "cli.no-allow-write"],
     ]);
     expect(layers).toEqual(["deployment", "deployment.shell", "cli-flags"]);
     const text = await pablo(["tools", "--explain", "--allow-write"], sandbox);
@@ -225,6 +229,9 @@ describe("presets", () => {
       ["fs.write", "locked.no-write"],
       ["fs.edit", "locked.no-write"],
       ["shell.run", "locked.no-process"],
+      ["plugin-author.scaffold", "locked.no-write"],
+      ["plugin-author.check", "locked.no-process"],
+      ["plugin-author.pack", "locked.no-write"],
     ]);
     const read = await pablo(["call", "fs.read", "--config", preset, "--args", '{"path":"a.txt"}'], sandbox);
     expect(read.code).toBe(0);

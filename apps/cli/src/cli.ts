@@ -3,6 +3,8 @@ import { type GlobalOptions, type ParsedCommand, parseCommand, UsageError } from
 import { terminalBroker } from "./broker.js";
 import { auditShowCommand } from "./commands/audit.js";
 import { callCommand, requireArgs } from "./commands/call.js";
+import { mcpServeCommand } from "./commands/mcp.js";
+import { pluginCheckCommand, pluginPackCommand, pluginScaffoldCommand } from "./commands/plugin.js";
 import { policyCheckCommand } from "./commands/policy.js";
 import { reviewListCommand, reviewRollbackCommand } from "./commands/review.js";
 import { skillsCheckCommand, skillsListCommand, skillsShowCommand } from "./commands/skills.js";
@@ -98,6 +100,37 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
           );
         throw new UsageError("usage: pablo skills list | pablo skills show NAME | pablo skills check DIR");
       }
+      case "mcp": {
+        const parsed = parseCommand(rest, { http: { type: "string" } });
+        if (parsed.positionals[0] !== "serve" || parsed.positionals.length > 1)
+          throw new UsageError("usage: pablo mcp serve [--http PORT]");
+        const http = parsed.values["http"] as string | undefined;
+        const port = http === undefined ? undefined : Number(http);
+        if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
+          throw new UsageError("--http expects a port number");
+        return await mcpServeCommand(io, parsed.global, { port });
+      }
+      case "plugin": {
+        const parsed = parseCommand(rest, { dir: { type: "string" }, out: { type: "string" } });
+        const [sub, target, extra] = parsed.positionals;
+        const json = parsed.global.json;
+        if (sub === "scaffold" && target && !extra)
+          return await pluginScaffoldCommand(io, {
+            name: target,
+            dir: parsed.values["dir"] as string | undefined,
+            json,
+          });
+        if (sub === "check" && target && !extra) return await pluginCheckCommand(io, { dir: target, json });
+        if (sub === "pack" && target && !extra)
+          return await pluginPackCommand(io, {
+            dir: target,
+            out: parsed.values["out"] as string | undefined,
+            json,
+          });
+        throw new UsageError(
+          "usage: pablo plugin scaffold NAME [--dir DIR] | pablo plugin check DIR | pablo plugin pack DIR [--out DIR]",
+        );
+      }
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}; run pablo help`);
     }
@@ -129,7 +162,12 @@ async function withTask(
     return Exit.OK;
   }
   const broker = brokerFor(io, parsed.global);
-  const task = await openTask(parsed.global, { cwd: io.cwd, env: io.env, ...(broker ? { broker } : {}) });
+  const task = await openTask(parsed.global, {
+    cwd: io.cwd,
+    env: io.env,
+    signal: io.signal,
+    ...(broker ? { broker } : {}),
+  });
   try {
     return await body(task);
   } finally {

@@ -19,7 +19,20 @@ describe("the shipped deployment.schema.json", () => {
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties.options.additionalProperties).toBe(false);
     expect(Object.keys(schema.properties.options.properties).sort()).toEqual(
-      ["a2a", "audit", "fs", "limits", "modes", "network", "permission", "policy", "shell", "skills"].sort(),
+      [
+        "a2a",
+        "audit",
+        "fs",
+        "limits",
+        "mcp",
+        "modes",
+        "network",
+        "permission",
+        "plugins",
+        "policy",
+        "shell",
+        "skills",
+      ].sort(),
     );
   });
 });

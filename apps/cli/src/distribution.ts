@@ -74,6 +74,8 @@ export interface TaskHooks {
   readonly events?: EventSink;
   readonly env?: NodeJS.ProcessEnv;
   readonly cwd?: string;
+  /** Cancels admission (slow MCP servers) and closes the task's servers. */
+  readonly signal?: AbortSignal;
 }
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -105,9 +107,11 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
     sessionId,
     credentials,
     bindings,
+    layers,
+    ...(hooks.signal ? { signal: hooks.signal } : {}),
   });
   const builder = new CatalogBuilder();
-  const diagnostics = [...providers.diagnostics, ...(await builder.addProviders(providers.providers))];
+  const catalogDiagnostics = await builder.addProviders(providers.providers);
   const catalog = builder.build();
 
   const auditOptions = deployment.options["audit"] as AuditOptions | undefined;
@@ -139,7 +143,9 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
     catalog,
     deployment,
     layers: session.layers,
-    diagnostics,
+    get diagnostics() {
+      return [...providers.diagnostics(), ...catalogDiagnostics];
+    },
     workspace,
     stateDir,
     auditPath,

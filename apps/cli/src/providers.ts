@@ -1,7 +1,15 @@
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Deployment, LimitsOptions } from "@pablo/config";
 import { createFsTools, createScratchRoot, type FsOptions, FsOptionsSchema, ReviewStore } from "@pablo/fs";
-import type { AuthorityLayer, CatalogDiagnostic, CredentialResolver, ToolProvider } from "@pablo/kernel";
+import type {
+  AuthorityLayer,
+  CatalogDiagnostic,
+  CredentialResolver,
+  ToolDefinition,
+  ToolProvider,
+} from "@pablo/kernel";
+import { type McpOptions, McpOptionsSchema, mcpPolicyLayers } from "@pablo/mcp";
+import { createPluginAuthorTools, loadPlugins, PluginEntryOptionsSchema } from "@pablo/plugins";
 import {
   commandRulesLayer,
   createShellTool,
@@ -9,34 +17,38 @@ import {
   type ShellOptions,
   ShellOptionsSchema,
 } from "@pablo/shell";
-import {
-  type ActivatedSkill,
-  activateSkills,
-  allowedToolsLayer,
-  type Discovery,
-  discoverSkills,
-  formatDiagnostic,
-  resolveSkillsOptions,
-  type SkillRoot,
-  SkillsOptionsSchema,
-  skillToolFor,
-} from "@pablo/skills";
+import { SkillsOptionsSchema } from "@pablo/skills";
 import Type, { type TSchema } from "typebox";
 import { disabledToolLayer } from "./distribution.js";
+import { openMcp } from "./provider-mcp.js";
+import { openSkills, type TaskSkills } from "./provider-skills.js";
+
+export { AdmissionFailure } from "./admission.js";
+export type { TaskSkills } from "./provider-skills.js";
 
 /** The `[options.*]` sections this distribution's packages bring. */
 export function distributionSections(): Record<string, TSchema> {
-  // Every key of a section is optional in the file; packages fill defaults.
-  return { fs: Type.Partial(FsOptionsSchema), shell: ShellOptionsSchema, skills: SkillsOptionsSchema };
+  return {
+    // Every key of a section is optional in the file; packages fill defaults.
+    fs: Type.Partial(FsOptionsSchema),
+    shell: ShellOptionsSchema,
+    skills: SkillsOptionsSchema,
+    mcp: McpOptionsSchema,
+    plugins: Type.Record(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" }), PluginEntryOptionsSchema, {
+      description: "[options.plugins.NAME]: the plugins this distribution loads; nothing else is scanned.",
+    }),
+  };
 }
 
 /** Authority layers that packages derive from their own sections. */
 export function sectionLayers(deployment: Deployment): AuthorityLayer[] {
-  const layers: AuthorityLayer[] = [];
   const shell = deployment.options["shell"] as ShellOptions | undefined;
-  layers.push(commandRulesLayer("deployment.shell", shell?.commands));
-  if (shell?.enabled === false)
+  const mcp = deployment.options["mcp"] as McpOptions | undefined;
+  const layers = [commandRulesLayer("deployment.shell", shell?.commands)];
+  if (shell?.enabled === false) {
     layers.push(disabledToolLayer("deployment.shell-enabled", "shell.run", "options.shell.enabled"));
+  }
+  layers.push(...mcpPolicyLayers(mcp?.policies ?? []));
   return layers;
 }
 
@@ -47,95 +59,87 @@ export interface ProviderContext {
   readonly sessionId: string;
   readonly credentials: CredentialResolver;
   readonly bindings: Readonly<Record<string, string>>;
+  /** The task's layers: MCP servers they deny are never started. */
+  readonly layers: readonly AuthorityLayer[];
+  readonly signal?: AbortSignal;
 }
 
-/** Skills of a task: what discovery found and what the deployment activated. */
-export interface TaskSkills {
-  readonly roots: readonly SkillRoot[];
-  readonly discovery: Discovery;
-  readonly activated: readonly ActivatedSkill[];
-}
-
-/** The providers of one task, each fresh for it, and layers they add (an allowed-tools restriction). */
+/** The providers of one task, each fresh for it, and the layers they add. */
 export interface OpenedProviders {
   readonly providers: ToolProvider[];
-  readonly diagnostics: CatalogDiagnostic[];
+  diagnostics(): CatalogDiagnostic[];
   readonly layers: AuthorityLayer[];
   readonly skills: TaskSkills | undefined;
   close(): Promise<void>;
 }
 
-/** Thrown when a provider cannot admit the task (a required server, an activation that does not fit). */
-export class AdmissionFailure extends Error {
-  override readonly name = "AdmissionFailure";
-}
-
+/**
+ * Opens the task's providers: the filesystem and shell tools, the plugin author tools, the MCP
+ * servers, the plugins the deployment lists (resolved from the deployment file's directory) and
+ * the skills. Nothing is scanned that the configuration does not name.
+ */
 export async function openProviders(context: ProviderContext): Promise<OpenedProviders> {
-  const fsOptions = context.deployment.options["fs"] as Partial<FsOptions> | undefined;
-  const shellOptions = context.deployment.options["shell"] as ShellOptions | undefined;
+  const { deployment } = context;
+  const fsOptions = deployment.options["fs"] as Partial<FsOptions> | undefined;
   const scratch = createScratchRoot(join(context.stateDir, "data"), context.sessionId);
-  const reviews = reviewStore(context.stateDir);
   const fsTools = await createFsTools({
     workspace: context.workspace,
     scratch,
-    reviews,
+    reviews: reviewStore(context.stateDir),
     ...(fsOptions ? { options: fsOptions } : {}),
   });
   const shell = createShellTool({
     workspace: context.workspace,
     options: withShellDeadline(
-      shellOptions,
-      context.deployment.options["limits"] as LimitsOptions | undefined,
+      deployment.options["shell"] as ShellOptions | undefined,
+      deployment.options["limits"] as LimitsOptions | undefined,
     ),
     scratchDir: scratch.path,
   });
-  const providers: ToolProvider[] = [
-    { id: "fs", tools: () => fsTools },
-    { id: "shell", tools: () => [shell] },
-  ];
-  const layers: AuthorityLayer[] = [];
-  const skills = await openSkills(context.deployment.options["skills"]);
-  if (skills) {
-    const tool = skillToolFor(skills.roots, skills.discovery, {
-      enabled: skills.options.tool,
-      active: skills.activated,
-      maxContextBytes: skills.options.maxContextBytes,
-      maxSkillBytes: skills.options.maxSkillBytes,
-    });
-    if (tool) providers.push({ id: "skills", tools: () => [tool] });
-    if (skills.options.restrictToAllowedTools) {
-      const restriction = allowedToolsLayer(skills.activated, { alsoAllow: tool ? [tool.name] : [] });
-      if (restriction.layer) layers.push(restriction.layer);
-    }
-  }
+  const authorTools = createPluginAuthorTools({ workspace: context.workspace, scratch: scratch.path });
+  const builtIn: ToolDefinition[] = [...fsTools, shell, ...authorTools];
+  const mcp = await openMcp(deployment.options["mcp"] as McpOptions | undefined, context);
+  const plugins = await loadPlugins(pluginEntries(deployment), {
+    resolveFrom: dirname(deployment.file),
+    reserved: builtIn,
+  });
+  const pluginRoots = plugins.skills.map((s) => ({
+    name: `plugin-${s.pluginId.replace(/[^a-z0-9-]/g, "-")}`,
+    dir: s.dir,
+  }));
+  const skills = await openSkills(deployment.options["skills"], pluginRoots);
+  const pluginDiagnostics = plugins.diagnostics
+    .filter((d) => d.severity === "error")
+    .map((d) => ({
+      source: `plugin/${d.plugin}`,
+      ...(d.tool ? { tool: d.tool } : {}),
+      code: d.code,
+      message: d.message,
+    }));
   return {
-    providers,
-    diagnostics: (skills?.discovery.diagnostics ?? [])
-      .filter((d) => d.severity === "error")
-      .map((d) => ({ source: "skills", code: d.code, message: formatDiagnostic(d) })),
-    layers,
-    skills: skills && { roots: skills.roots, discovery: skills.discovery, activated: skills.activated },
-    close: async () => scratch.remove(),
+    providers: [
+      { id: "fs", tools: () => fsTools },
+      { id: "shell", tools: () => [shell] },
+      { id: "plugin-author", tools: () => authorTools },
+      ...mcp.providers,
+      ...(plugins.tools.length > 0 ? [{ id: "plugins", tools: () => plugins.tools }] : []),
+      ...skills.providers,
+    ],
+    diagnostics: () => [...mcp.diagnostics(), ...pluginDiagnostics, ...skills.diagnostics],
+    layers: skills.layers,
+    skills: skills.skills,
+    close: async () => {
+      await mcp.close();
+      scratch.remove();
+    },
   };
 }
 
-async function openSkills(section: unknown) {
-  if (section === undefined) return undefined;
-  const resolved = resolveSkillsOptions(section);
-  if (!resolved.ok) throw new AdmissionFailure(`[options.skills]: ${resolved.issues.join("; ")}`);
-  const options = resolved.options;
-  const discovery = await discoverSkills(options.roots, { maxSkillBytes: options.maxSkillBytes });
-  const activation = await activateSkills(options.activate, discovery, {
-    maxContextBytes: options.maxContextBytes,
-    maxSkillBytes: options.maxSkillBytes,
-  });
-  const failed = activation.diagnostics.filter((d) => d.severity === "error");
-  if (failed.length > 0) {
-    throw new AdmissionFailure(
-      `skill activation failed: ${failed.map((d) => formatDiagnostic(d)).join("; ")}`,
-    );
-  }
-  return { options, roots: options.roots, discovery, activated: activation.context };
+function pluginEntries(deployment: Deployment): Parameters<typeof loadPlugins>[0] {
+  const section = (deployment.options["plugins"] ?? {}) as Record<string, Record<string, unknown>>;
+  return Object.entries(section).map(([name, entry]) => ({ name, ...entry })) as unknown as Parameters<
+    typeof loadPlugins
+  >[0];
 }
 
 /** Review snapshots live in the state directory, never the workspace. */

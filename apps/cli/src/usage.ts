@@ -8,6 +8,10 @@ usage:
   pablo audit show [--file F] [--session ID] [--last N] [--json]
                                                 the audit log as a timeline
   pablo review list | pablo review rollback ID  review snapshots of file changes, and rollback
+  pablo skills list | show NAME | check DIR     Agent Skills in the configured roots; validate a skill
+  pablo mcp serve [--http PORT]                 the governed catalog as an MCP server (stdio or 127.0.0.1)
+  pablo plugin scaffold NAME | check DIR | pack DIR
+                                                write, validate and package a plugin
 
 options for every command:
   --config FILE          deployment.toml (default: the cli preset)

@@ -1,0 +1,45 @@
+import type { AuthorityLayer, CatalogDiagnostic, CredentialResolver, ToolProvider } from "@pablo/kernel";
+import { McpAdmissionError, type McpOptions, openMcpCatalog } from "@pablo/mcp";
+import { AdmissionFailure } from "./admission.js";
+
+export interface OpenedMcp {
+  readonly providers: ToolProvider[];
+  /** Live: servers that exit and tools that change during the task are added. */
+  diagnostics(): CatalogDiagnostic[];
+  close(): Promise<void>;
+}
+
+/** Opens fresh MCP sessions for the task; a required server that fails refuses admission. */
+export async function openMcp(
+  section: McpOptions | undefined,
+  context: { credentials: CredentialResolver; layers: readonly AuthorityLayer[]; signal?: AbortSignal },
+): Promise<OpenedMcp> {
+  if (!section?.servers || Object.keys(section.servers).length === 0) {
+    return { providers: [], diagnostics: () => [], close: async () => undefined };
+  }
+  try {
+    const catalog = await openMcpCatalog({
+      servers: section.servers,
+      credentials: context.credentials,
+      layers: context.layers,
+      ...(context.signal ? { signal: context.signal } : {}),
+    });
+    return {
+      providers: [...catalog.providers],
+      diagnostics: () =>
+        catalog.diagnostics.map((d) => ({
+          source: `mcp/${d.server}`,
+          ...(d.tool ? { tool: d.tool } : {}),
+          code: d.code,
+          message: d.message,
+        })),
+      close: () => catalog.close(),
+    };
+  } catch (error) {
+    if (error instanceof McpAdmissionError) {
+      const details = error.diagnostics.map((d) => `${d.server}: ${d.message}`).join("; ");
+      throw new AdmissionFailure(`${error.message}${details ? ` (${details})` : ""}`);
+    }
+    throw error;
+  }
+}
