@@ -621,3 +621,42 @@ describe("tools that break their contract", () => {
     }
   });
 });
+
+describe("delegates and refusals", () => {
+  it("shares allow-session grants between a session and its delegates, but not with a child that has its own", async () => {
+    const broker = new ScriptedBroker("allow-session");
+    const kernel = createKernel({ broker });
+    const catalog = createCatalog([writeTool()]);
+    const root = kernel.openSession({ catalog, permission: { mode: "ask" } });
+    const delegate = kernel.openSession({ catalog, parent: root, requester: "task.writer" });
+    await delegate.call({ tool: "test_write", args: { path: "/w/a" } });
+    expect(broker.requests.map((r) => r.requester)).toEqual(["task.writer"]);
+    await root.call({ tool: "test_write", args: { path: "/w/b" } });
+    expect(broker.requests).toHaveLength(1);
+    const child = kernel.openSession({ catalog, parent: root, grants: "own", requester: "child-1" });
+    await child.call({ tool: "test_write", args: { path: "/w/c" } });
+    expect(broker.requests).toHaveLength(2);
+  });
+
+  it("audits a call the host refused without dispatching it", async () => {
+    const audit = new MemoryAuditSink();
+    const session = createKernel({ audit }).openSession({ catalog: createCatalog([echoTool()]) });
+    const { result } = await session.recordRefusal(
+      { tool: "test_echo", args: { text: "x" }, callId: "c9" },
+      {
+        code: "TOOL_NOT_LOADED",
+        message: "load it with ToolSearch first",
+        rule: "agent.deferred-not-loaded",
+      },
+    );
+    expect(result).toMatchObject({ ok: false, error: { code: "TOOL_NOT_LOADED" } });
+    expect(audit.records[0]).toMatchObject({
+      callId: "c9",
+      tool: "test.echo",
+      decision: "deny",
+      layer: "host",
+      rule: "agent.deferred-not-loaded",
+      durationMs: 0,
+    });
+  });
+});

@@ -58,6 +58,11 @@ export interface SessionOptions {
   readonly parent?: Session;
   /** Named in permission requests and audit records (a delegate or child). */
   readonly requester?: string;
+  /**
+   * With a parent: `shared` (default) makes allow-session grants one set for the parent and all
+   * its delegates (seed 001, 10.2); `own` gives a supervised child grants of its own.
+   */
+  readonly grants?: "shared" | "own";
 }
 
 export interface CallRequest {
@@ -126,7 +131,7 @@ export class Session {
   #mode: OperatingMode;
   #permission: PermissionProfile;
   #promptId: string = randomUUID();
-  readonly #grants = new Set<string>();
+  readonly #grants: Set<string>;
   readonly #state = new Map<string, unknown>();
   readonly #kernel: KernelOptions;
   readonly #now: () => number;
@@ -148,6 +153,7 @@ export class Session {
     this.#permission = options.permission ?? options.parent?.permission ?? { mode: "ask" };
     this.#concurrency = options.concurrency ?? "sequential";
     this.requester = options.requester;
+    this.#grants = options.parent && options.grants !== "own" ? options.parent.#grants : new Set<string>();
     this.#turn = this.#newTurn();
   }
 
@@ -265,6 +271,33 @@ export class Session {
       return { decision: "ask", layer: "permission", rule: need.rule, reason: need.reason };
     }
     return { decision: "allow", layer: decision.layer, rule: decision.rule, reason: decision.reason };
+  }
+
+  /**
+   * Audits a call the host answered without dispatching it (a batch rule, a tool the model may not
+   * call yet), so that every call a model made has its record. Returns the result to give the model.
+   */
+  async recordRefusal(
+    request: CallRequest,
+    refusal: { code: string; message: string; rule: string },
+  ): Promise<CallOutcome> {
+    const started = this.#now();
+    const callId = request.callId ?? `call_${++this.#sequence}_${randomUUID().slice(0, 8)}`;
+    const ctx = this.#context(request, callId, this.#turn.signal, this.budget.deadline);
+    const facts = new CallFacts(started);
+    facts.args = request.args;
+    const entry = this.catalog.resolve(request.tool);
+    const decision: Decision = {
+      verdict: "deny",
+      layer: "host",
+      rule: refusal.rule,
+      reason: refusal.message,
+    };
+    const result = fail(refusal.code, refusal.message, { layer: "host", rule: refusal.rule });
+    const bounded = boundResult(result, this.budget.limits.toolResultBytes);
+    const record = this.#auditRecord(request, ctx, entry, decision, bounded.result, facts);
+    await this.#writeAudit(record);
+    return { result: bounded.result, serialized: bounded.serialized, decision, audit: record };
   }
 
   /** Dispatches one call through the whole pipeline. Never throws for anything a model did. */
