@@ -16,6 +16,11 @@ describe("pablo tools", () => {
       ["fs.glob", "fs_glob", "low"],
       ["shell.run", "shell_run", "high"],
       ["plugin-author.check", "PluginCheck", "high"],
+      ["agent.new-context", "new_context", "low"],
+      ["agent.enter-plan-mode", "EnterPlanMode", "low"],
+      ["agent.enter-goal-mode", "EnterGoalMode", "low"],
+      ["agent.ask", "asktool", "low"],
+      ["tool-search", "ToolSearch", "low"],
     ]);
     const read = tools[0] as {
       inputSchema: { additionalProperties: boolean; properties: Record<string, unknown> };
@@ -39,6 +44,8 @@ describe("pablo tools", () => {
       ["plugin-author.scaffold", "cli-flags", "cli.no-allow-write"],
       ["plugin-author.check", "cli-flags", "cli.no-shell"],
       ["plugin-author.pack", "cli-flags", "cli.no-allow-write"],
+      ["agent.submit-plan", "mode", "mode.agent.plan-submit"],
+      ["agent.submit-goal", "mode", "mode.agent.goal-submit"],
     ]);
     expect(layers).toEqual(["deployment", "deployment.shell", "cli-flags"]);
     const text = await pablo(["tools", "--explain", "--allow-write"], sandbox);
@@ -224,7 +231,17 @@ describe("presets", () => {
       tools: Array<{ name: string }>;
       excluded: Array<{ name: string; rule: string }>;
     };
-    expect(parsed.tools.map((t) => t.name)).toEqual(["fs.read", "fs.list", "fs.search", "fs.glob"]);
+    expect(parsed.tools.map((t) => t.name)).toEqual([
+      "fs.read",
+      "fs.list",
+      "fs.search",
+      "fs.glob",
+      "agent.new-context",
+      "agent.enter-plan-mode",
+      "agent.enter-goal-mode",
+      "agent.ask",
+      "tool-search",
+    ]);
     expect(parsed.excluded.map((e) => [e.name, e.rule])).toEqual([
       ["fs.write", "locked.no-write"],
       ["fs.edit", "locked.no-write"],
@@ -232,6 +249,8 @@ describe("presets", () => {
       ["plugin-author.scaffold", "locked.no-write"],
       ["plugin-author.check", "locked.no-process"],
       ["plugin-author.pack", "locked.no-write"],
+      ["agent.submit-plan", "mode.agent.plan-submit"],
+      ["agent.submit-goal", "mode.agent.goal-submit"],
     ]);
     const read = await pablo(["call", "fs.read", "--config", preset, "--args", '{"path":"a.txt"}'], sandbox);
     expect(read.code).toBe(0);

@@ -7,9 +7,10 @@ import { mcpServeCommand } from "./commands/mcp.js";
 import { pluginCheckCommand, pluginPackCommand, pluginScaffoldCommand } from "./commands/plugin.js";
 import { policyCheckCommand } from "./commands/policy.js";
 import { reviewListCommand, reviewRollbackCommand } from "./commands/review.js";
+import { createRunSink, runCommand } from "./commands/run.js";
 import { skillsCheckCommand, skillsListCommand, skillsShowCommand } from "./commands/skills.js";
 import { toolsCommand } from "./commands/tools.js";
-import { ConfigFailure, openTask, type TaskEnvironment } from "./distribution.js";
+import { ConfigFailure, openTask, type TaskEnvironment, type TaskHooks } from "./distribution.js";
 import { Exit } from "./exit-codes.js";
 import { type Io, printConfigFailure } from "./output.js";
 import { AdmissionFailure } from "./providers.js";
@@ -26,6 +27,28 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       case "-h":
         io.stdout(USAGE);
         return command === undefined ? Exit.USAGE : Exit.OK;
+      case "run": {
+        const parsed = parseCommand(rest, { model: { type: "string" }, record: { type: "string" } });
+        const prompt = parsed.positionals.join(" ").trim();
+        if (!prompt && !parsed.help)
+          throw new UsageError(
+            'usage: pablo run "TASK" [--model PROVIDER:NAME] [--allow-write] [--no-shell]',
+          );
+        const sink = createRunSink(io, { json: parsed.global.json });
+        return await withTask(
+          io,
+          parsed,
+          (task) =>
+            runCommand(io, task, {
+              prompt,
+              model: parsed.values["model"] as string | undefined,
+              json: parsed.global.json,
+              sink,
+              ...(parsed.values["record"] ? { record: parsed.values["record"] as string } : {}),
+            }),
+          { events: sink },
+        );
+      }
       case "tools": {
         const parsed = parseCommand(rest, { explain: { type: "boolean" } });
         return await withTask(io, parsed, (task) =>
@@ -156,6 +179,7 @@ async function withTask(
   io: Io,
   parsed: ParsedCommand,
   body: (task: TaskEnvironment) => number | Promise<number>,
+  hooks: Pick<TaskHooks, "events"> = {},
 ): Promise<number> {
   if (parsed.help) {
     io.stdout(USAGE);
@@ -166,6 +190,7 @@ async function withTask(
     cwd: io.cwd,
     env: io.env,
     signal: io.signal,
+    ...hooks,
     ...(broker ? { broker } : {}),
   });
   try {

@@ -21,6 +21,7 @@ describe("the shipped deployment.schema.json", () => {
     expect(Object.keys(schema.properties.options.properties).sort()).toEqual(
       [
         "a2a",
+        "agent",
         "audit",
         "fs",
         "limits",

@@ -1,4 +1,5 @@
 import { dirname, join } from "node:path";
+import { type AgentDeploymentOptions, AgentOptionsSchema, agentProviderFromOptions } from "@pablo/agent";
 import type { Deployment, LimitsOptions } from "@pablo/config";
 import { createFsTools, createScratchRoot, type FsOptions, FsOptionsSchema, ReviewStore } from "@pablo/fs";
 import type {
@@ -34,6 +35,7 @@ export function distributionSections(): Record<string, TSchema> {
     shell: ShellOptionsSchema,
     skills: SkillsOptionsSchema,
     mcp: McpOptionsSchema,
+    agent: AgentOptionsSchema,
     plugins: Type.Record(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" }), PluginEntryOptionsSchema, {
       description: "[options.plugins.NAME]: the plugins this distribution loads; nothing else is scanned.",
     }),
@@ -124,6 +126,10 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
       ...mcp.providers,
       ...(plugins.tools.length > 0 ? [{ id: "plugins", tools: () => plugins.tools }] : []),
       ...skills.providers,
+      agentProviderFromOptions(
+        deployment.options["agent"] as AgentDeploymentOptions | undefined,
+        context.workspace,
+      ),
     ],
     diagnostics: () => [...mcp.diagnostics(), ...pluginDiagnostics, ...skills.diagnostics],
     layers: skills.layers,

@@ -1,6 +1,8 @@
 export const USAGE = `pablo: governed tool execution for LLM agents
 
 usage:
+  pablo run "TASK" [--model PROVIDER:NAME] [--record FILE]
+                                                one agent task over the governed catalog
   pablo tools [--explain] [--json]              the effective catalog, and why tools are excluded
   pablo call TOOL --args JSON [--dry-run] [--json]
                                                 one call through the full pipeline
