@@ -1,9 +1,6 @@
 import { isUtf8 } from "node:buffer";
 
-/** A UTF-8 continuation byte (`10xxxxxx`): never the first byte of a code point. */
-export function isContinuation(byte: number | undefined): boolean {
-  return byte !== undefined && (byte & 0xc0) === 0x80;
-}
+export { codePointCount, isContinuation } from "./walk/lines.js";
 
 /** True when the bytes are well-formed UTF-8 (no overlongs, surrogates or truncated sequences). */
 export function isValidUtf8(bytes: Uint8Array): boolean {
@@ -30,11 +27,4 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
     i += need + 1;
   }
   return -1;
-}
-
-/** Number of code points in valid UTF-8 bytes (a count of non-continuation bytes). */
-export function codePointCount(bytes: Uint8Array): number {
-  let count = 0;
-  for (const byte of bytes) if (!isContinuation(byte)) count++;
-  return count;
 }

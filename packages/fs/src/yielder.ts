@@ -24,10 +24,21 @@ export class Yielder {
 
   /** Throws {@link Cancelled} once the signal has aborted. */
   async checkpoint(): Promise<void> {
-    if (performance.now() - this.#since >= this.#sliceMs) {
-      await nextTurn();
-      this.#since = performance.now();
-    }
+    if (this.due()) await this.pause();
+  }
+
+  /**
+   * The synchronous half of {@link checkpoint}, for hot loops: throws {@link Cancelled} once the
+   * signal has aborted and says whether the slice is used up (then `await pause()`).
+   */
+  due(): boolean {
+    if (this.#signal?.aborted) throw new Cancelled();
+    return performance.now() - this.#since >= this.#sliceMs;
+  }
+
+  async pause(): Promise<void> {
+    await nextTurn();
+    this.#since = performance.now();
     if (this.#signal?.aborted) throw new Cancelled();
   }
 }

@@ -20,6 +20,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
+import { sharedScanPool } from "../walk/scan-pool.js";
 import { type DirEntry, type EntryInfo, type EntryType, type FsPort, PortError } from "./types.js";
 
 const PROC_FD = "/proc/self/fd";
@@ -152,6 +153,10 @@ const localFs: FsPort = {
 
   async rmdir(dir, name) {
     rmdirSync(at(dir, name));
+  },
+
+  scanFiles(dir, names, request) {
+    return sharedScanPool().run({ dir, names, ...request });
   },
 };
 

@@ -1,3 +1,5 @@
+import type { LineMatch } from "../walk/lines.js";
+
 /**
  * The filesystem port every fs tool runs on. Handles are small integers owned by the port. Every
  * method that takes `(dir, name)` resolves `name` as ONE component relative to the open directory
@@ -45,8 +47,38 @@ export interface FsPort {
   unlink(dir: number, name: string): Promise<void>;
   mkdir(dir: number, name: string, mode: number): Promise<void>;
   rmdir(dir: number, name: string): Promise<void>;
+
+  /**
+   * Optional: searches many regular files of one open directory at once, off the main thread.
+   * Contract: opens each name exactly as `openFile` does (one component, no link followed, checked
+   * with fstat) and reports files over `request.largeBytes` as `defer` for the caller to scan.
+   */
+  scanFiles?(dir: number, names: readonly string[], request: ScanRequest): Promise<BatchScan>;
 }
 
+/** What to look for in a batch of files. */
+export interface ScanRequest {
+  readonly query: string;
+  /** Most matching lines to report per file. */
+  readonly maxLines: number;
+  /** Files over this many bytes are skipped as `large` (the file-bytes quota). */
+  readonly fileBytes: number | undefined;
+  /** Files over this many bytes are left to the caller as `defer`. */
+  readonly largeBytes: number;
+}
+
+/** How each file of a batch fared, by index: {@link ScanStatus}. */
+export interface BatchScan {
+  readonly statuses: ScanStatus[];
+  /** Bytes read from each file (0 unless scanned). */
+  readonly bytes: number[];
+  /** The files that matched (or turned out binary), by index. */
+  readonly found: { readonly index: number; readonly binary: boolean; readonly matches: LineMatch[] }[];
+  readonly errors: { readonly index: number; readonly code: string; readonly message: string }[];
+}
+
+/** 0 scanned, 1 a link, 2 not a regular file, 3 vanished, 4 over the file-bytes quota, 5 deferred to the caller, 6 error. */
+export type ScanStatus = 0 | 1 | 2 | 3 | 4 | 5 | 6;
 export type EntryType =
   | "file"
   | "directory"

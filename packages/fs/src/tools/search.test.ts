@@ -100,3 +100,48 @@ describe.each(PORTS)("fs.search on the %s port", (kind) => {
     expect(code(await h.call("fs_search", { path: "link", query: "x" }))).toBe("SYMLINK_REFUSED");
   });
 });
+
+describe("parallel and serial search", () => {
+  it("give the same answer, bounds and counts, on the worker threads and on one thread", async () => {
+    const w = portWorkspace("local");
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647;
+    };
+    for (let i = 0; i < 400; i++) {
+      const dir = `d${Math.floor(random() * 6)}/e${Math.floor(random() * 4)}`;
+      const lines = Array.from({ length: 20 }, (_, n) => (random() < 0.05 ? `x needle ${n}` : `line ${n}`));
+      w.write(`${dir}/f${i}.${random() < 0.5 ? "ts" : "md"}`, `${lines.join("\n")}\n`);
+    }
+    w.write("d0/bin.dat", Buffer.from("needle\u0000"));
+    w.symlink("d1", "d0/link");
+    const parallel = await fsHarness({ workspace: w.ws });
+    // A scan-byte quota keeps a search on one thread; this one is too large to bind.
+    const serial = await fsHarness({ workspace: w.ws, options: { quotas: { scan_bytes: 1e12 } } });
+    const bounds: (string | null)[] = [];
+    for (const args of [
+      { query: "needle", max_matches: 10_000 },
+      { query: "needle", max_matches: 7 },
+      { query: "needle", include: "*.ts", max_matches: 10_000 },
+      { query: "needle", max_depth: 2 },
+      { query: "absent" },
+    ]) {
+      const a = data<Found>(await parallel.call("fs_search", args));
+      const b = data<Found>(await serial.call("fs_search", args));
+      expect(a).toEqual(b);
+      bounds.push(a.bound);
+      if (Object.keys(args).length === 1 && args.query === "needle")
+        expect(a.matches.length).toBeGreaterThan(100);
+    }
+    expect(bounds).toEqual([null, "matches", null, "depth", null]);
+    const entries = await fsHarness({ workspace: w.ws, options: { quotas: { entries: 150 } } });
+    const entriesSerial = await fsHarness({
+      workspace: w.ws,
+      options: { quotas: { entries: 150, scan_bytes: 1e12 } },
+    });
+    expect(data(await entries.call("fs_search", { query: "needle" }))).toEqual(
+      data(await entriesSerial.call("fs_search", { query: "needle" })),
+    );
+  });
+});

@@ -2,10 +2,11 @@ import { defineTool, ErrorCode, fail, ok, type ToolResult } from "@pablo/kernel"
 import picomatch from "picomatch";
 import Type from "typebox";
 import type { FsEnv } from "../env.js";
-import { errorCode } from "../port/types.js";
 import type { Resolution } from "../resolve.js";
 import { displayPath } from "../roots.js";
-import { type LineMatch, scanFile } from "../walk/scan.js";
+import { searchParallel } from "../walk/search-parallel.js";
+import { searchListedFile, searchOpenFile } from "../walk/search-serial.js";
+import { SearchTally } from "../walk/tally.js";
 import { type Bound, walkTree } from "../walk/tree.js";
 import { Yielder } from "../yielder.js";
 import { PathArg, thrownFailure } from "./common.js";
@@ -50,10 +51,6 @@ export const SearchArgs = Type.Object(
   },
   { additionalProperties: false },
 );
-
-interface FileMatches extends LineMatch {
-  readonly path: string;
-}
 
 export function searchTool(env: FsEnv) {
   return defineTool({
@@ -103,65 +100,52 @@ async function search(
   yielder: Yielder,
 ): Promise<ToolResult> {
   const { quotas } = env.options;
-  const query = Buffer.from(args.query, "utf8");
-  const include = args.include ? picomatch(args.include, { dot: true }) : undefined;
   const maxMatches = args.max_matches ?? DEFAULT_SEARCH_MATCHES;
-  const matches: FileMatches[] = [];
-  const skipped = { symlinks: 0, special: 0, binary: 0, large: 0, excluded: 0 };
-  const buffers = { buffer: Buffer.allocUnsafe(64 * 1024) };
-  let files = 0;
-  let bytes = 0;
-
-  const searchFile = async (
-    handle: number,
-    size: number,
-    relative: readonly string[],
-  ): Promise<Bound | undefined> => {
-    if (quotas.file_bytes !== undefined && size > quotas.file_bytes) {
-      skipped.large++;
-      return undefined;
-    }
-    if (quotas.scan_bytes !== undefined && bytes + size > quotas.scan_bytes) return "scan_bytes";
-    files++;
-    const found = await scanFile(env.io, handle, size, query, maxMatches - matches.length, buffers, yielder);
-    bytes += found.bytes;
-    if (found.binary) skipped.binary++;
-    const path = displayPath(resolved.root, [...resolved.components, ...relative]);
-    for (const match of found.matches) matches.push({ path, ...match });
-    return found.more ? "matches" : undefined;
+  const include = args.include ? picomatch(args.include, { dot: true }) : undefined;
+  const tally = new SearchTally(maxMatches, quotas.scan_bytes);
+  const common = {
+    io: env.io,
+    query: Buffer.from(args.query, "utf8"),
+    fileBytes: quotas.file_bytes,
+    tally,
+    yielder,
+    buffers: { buffer: Buffer.allocUnsafe(64 * 1024) },
   };
-
-  let bound: Bound | undefined;
-  let counts = { directories: 0, entries: 0, symlinks: 0, special: 0 };
+  const pathOf = (relative: readonly string[]) =>
+    displayPath(resolved.root, [...resolved.components, ...relative]);
   const leaf = resolved.leaf;
+  let bound: Bound | undefined;
   if (leaf.type === "file") {
-    const name = resolved.name ?? "";
-    if (include && !include(name)) skipped.excluded++;
-    else bound = await searchFile(leaf.handle, leaf.info.size, []);
+    if (include && !include(resolved.name ?? "")) tally.skipped.excluded++;
+    else bound = await searchOpenFile(common, leaf.handle, leaf.info.size, pathOf([]));
   } else if (leaf.type === "directory") {
-    const walked = await walkTree(
-      env.io,
-      leaf.handle,
-      async (dir, name, relative) => {
-        if (include && !include(name)) {
-          skipped.excluded++;
-          return undefined;
-        }
-        const opened = await openForScan(env, dir, name);
-        if (opened === "symlink") skipped.symlinks++;
-        else if (opened === "special") skipped.special++;
-        if (typeof opened !== "object") return undefined;
-        try {
-          return await searchFile(opened.handle, opened.size, relative);
-        } finally {
-          await env.io.close(opened.handle).catch(() => undefined);
-        }
-      },
-      { maxDepth: minDefined(args.max_depth, quotas.search_depth), maxEntries: quotas.entries },
-      yielder,
-    );
-    bound = walked.bound;
-    counts = walked.counts;
+    const limits = { maxDepth: minDefined(args.max_depth, quotas.search_depth), maxEntries: quotas.entries };
+    // Worker threads scan when the port offers them; a scan-byte quota keeps the search on one
+    // thread, so the quota bounds what is read and not only what is reported.
+    const scanFiles = env.io.scanFiles?.bind(env.io);
+    if (scanFiles && quotas.scan_bytes === undefined) {
+      bound = await searchParallel(
+        { ...common, scanFiles, include, maxMatches, pathOf },
+        leaf.handle,
+        limits,
+      );
+    } else {
+      const walked = await walkTree(
+        env.io,
+        leaf.handle,
+        async (dir, name, relative) => {
+          if (include && !include(name)) {
+            tally.skipped.excluded++;
+            return undefined;
+          }
+          return searchListedFile(common, dir, name, pathOf(relative));
+        },
+        limits,
+        yielder,
+        { onSkip: (what) => void tally.skipped[what]++ },
+      );
+      bound = walked.bound;
+    }
   } else {
     return fail(ErrorCode.TOOL_FAILED, "the search root is neither a file nor a directory");
   }
@@ -169,35 +153,13 @@ async function search(
     path: shownPath(resolved),
     root: resolved.root.kind,
     query: args.query,
-    matches: matches.map((m) => ({ ...m })),
-    files_scanned: files,
-    bytes_scanned: bytes,
-    skipped: {
-      ...skipped,
-      symlinks: skipped.symlinks + counts.symlinks,
-      special: skipped.special + counts.special,
-    },
+    matches: tally.matches.map((m) => ({ ...m })),
+    files_scanned: tally.files,
+    bytes_scanned: tally.bytes,
+    skipped: { ...tally.skipped },
     bound: bound ?? null,
     complete: bound === undefined,
   });
-}
-
-/** Opens a listed file without following links; a file swapped for a link or FIFO since the listing is skipped. */
-async function openForScan(
-  env: FsEnv,
-  dir: number,
-  name: string,
-): Promise<{ handle: number; size: number } | "symlink" | "special" | "gone"> {
-  try {
-    const opened = await env.io.openFile(dir, name);
-    return { handle: opened.handle, size: opened.info.size };
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === "ELOOP") return "symlink";
-    if (code === "ENOTREG" || code === "EISDIR" || code === "ENXIO") return "special";
-    if (code === "ENOENT") return "gone";
-    throw error;
-  }
 }
 
 function minDefined(a: number | undefined, b: number | undefined): number | undefined {

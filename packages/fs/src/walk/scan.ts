@@ -1,15 +1,9 @@
 import type { FsPort } from "../port/types.js";
-import { codePointCount, isContinuation, isValidUtf8 } from "../utf8.js";
+import { isContinuation, isValidUtf8 } from "../utf8.js";
 import type { Yielder } from "../yielder.js";
+import { findLines, type LineMatch } from "./lines.js";
 
-/** One matching line. */
-export interface LineMatch {
-  readonly line: number;
-  /** 1-based column of the first match on the line, in Unicode code points. */
-  readonly column: number;
-  readonly text: string;
-  readonly text_truncated?: true;
-}
+export type { LineMatch } from "./lines.js";
 
 export interface ScanResult {
   readonly matches: LineMatch[];
@@ -21,9 +15,6 @@ export interface ScanResult {
 
 /** Bytes read at a time; a file up to this size is read with one call. */
 export const SCAN_CHUNK = 4 * 1024 * 1024;
-/** A line longer than this is shown as a window around the match. */
-const MAX_LINE_BYTES = 1000;
-const CONTEXT_BYTES = 200;
 
 /**
  * Literal, case-sensitive search of one open regular file. The file is read in line-aligned
@@ -66,7 +57,8 @@ export async function scanFile(
     const chunk = buffer.subarray(0, cut);
     if (!single && (chunk.includes(0) || !isValidUtf8(chunk))) binary = true;
     if (!binary) {
-      const found = findLines(chunk, query, linesBefore, budget - matches.length);
+      // Line numbers only need the newlines before a match; a later chunk needs this chunk's count.
+      const found = findLines(chunk, query, linesBefore, budget - matches.length, !eof);
       if (found.matches.length > 0 && single && (chunk.includes(0) || !isValidUtf8(chunk))) {
         binary = true;
       } else {
@@ -81,62 +73,6 @@ export async function scanFile(
     await yielder.checkpoint();
   }
   return { matches: binary ? [] : matches, binary, bytes: position, more: !binary && more };
-}
-
-/** Lines of `chunk` containing `query`, numbered from `linesBefore`; at most `budget` of them. */
-function findLines(
-  chunk: Buffer,
-  query: Buffer,
-  linesBefore: number,
-  budget: number,
-): { matches: LineMatch[]; linesAfter: number; more: boolean } {
-  const matches: LineMatch[] = [];
-  let at = chunk.indexOf(query);
-  if (at < 0) return { matches, linesAfter: linesBefore + countLines(chunk, 0, chunk.length), more: false };
-  let line = linesBefore;
-  let counted = 0;
-  while (at >= 0) {
-    if (matches.length >= budget) return { matches, linesAfter: line, more: true };
-    const start = chunk.lastIndexOf(10, at) + 1;
-    line += countLines(chunk, counted, start);
-    counted = start;
-    const newline = chunk.indexOf(10, at + query.length);
-    const end = newline < 0 ? chunk.length : newline;
-    matches.push(lineMatch(chunk, start, end, at, query.length, line + 1));
-    if (newline < 0) break;
-    at = chunk.indexOf(query, newline + 1);
-  }
-  return { matches, linesAfter: line + countLines(chunk, counted, chunk.length), more: false };
-}
-
-function lineMatch(
-  chunk: Buffer,
-  start: number,
-  end: number,
-  at: number,
-  length: number,
-  line: number,
-): LineMatch {
-  const column = codePointCount(chunk.subarray(start, at)) + 1;
-  const trimmedEnd = end > start && chunk[end - 1] === 13 ? end - 1 : end;
-  if (trimmedEnd - start <= MAX_LINE_BYTES) {
-    return { line, column, text: chunk.toString("utf8", start, trimmedEnd) };
-  }
-  let from = Math.max(start, at - CONTEXT_BYTES);
-  while (from > start && isContinuation(chunk[from])) from--;
-  let to = Math.min(trimmedEnd, at + length + CONTEXT_BYTES);
-  while (to < trimmedEnd && isContinuation(chunk[to])) to++;
-  return { line, column, text: chunk.toString("utf8", from, to), text_truncated: true };
-}
-
-function countLines(chunk: Buffer, from: number, to: number): number {
-  let count = 0;
-  let at = chunk.indexOf(10, from);
-  while (at >= 0 && at < to) {
-    count++;
-    at = chunk.indexOf(10, at + 1);
-  }
-  return count;
 }
 
 /** The end of the last whole code point in `buffer[0, filled)`. */

@@ -21,6 +21,23 @@ export interface WalkLimits {
   readonly maxEntries: number | undefined;
 }
 
+export interface WalkHooks {
+  /** A link or a special file seen in a listing (also counted in `counts`). */
+  readonly onSkip?: (kind: "symlinks" | "special") => void;
+  /** Releases a directory once its walk is over; the default closes it at once. */
+  readonly closeDir?: (dir: number) => Promise<void>;
+}
+
+/**
+ * Called, instead of a file visitor, with each run of consecutive regular files of a directory
+ * (`relative` is the directory's path); runs and the walk's other events keep walk order.
+ */
+export type RunVisitor = (
+  dir: number,
+  names: string[],
+  relative: readonly string[],
+) => Promise<Bound | undefined>;
+
 /** Called for each regular file, in walk order; returns a bound to stop the walk. */
 export type FileVisitor = (
   dir: number,
@@ -37,24 +54,42 @@ export type FileVisitor = (
 export async function walkTree(
   io: FsPort,
   start: number,
-  visit: FileVisitor,
+  visit: FileVisitor | { readonly runs: RunVisitor },
   limits: WalkLimits,
   yielder: Yielder,
+  hooks: WalkHooks = {},
 ): Promise<{ bound: Bound | undefined; counts: WalkCounts }> {
+  const closeDir = hooks.closeDir ?? ((dir: number) => io.close(dir).catch(() => undefined));
   const counts: WalkCounts = { directories: 0, entries: 0, symlinks: 0, special: 0 };
   let depthCut = false;
+  const runs = typeof visit === "function" ? undefined : visit.runs;
   const walk = async (dir: number, relative: string[], depth: number): Promise<Bound | undefined> => {
     counts.directories++;
     const entries = byteOrder(await io.list(dir));
+    let run: string[] = [];
+    const flush = async () => {
+      if (!runs || run.length === 0) return undefined;
+      const names = run;
+      run = [];
+      return runs(dir, names, relative);
+    };
     for (const entry of entries) {
-      await yielder.checkpoint();
-      if (limits.maxEntries !== undefined && counts.entries >= limits.maxEntries) return "entries";
+      if (yielder.due()) await yielder.pause();
+      if (limits.maxEntries !== undefined && counts.entries >= limits.maxEntries)
+        return (await flush()) ?? "entries";
       counts.entries++;
-      const path = [...relative, entry.name];
       if (entry.type === "file") {
-        const bound = await visit(dir, entry.name, path);
-        if (bound) return bound;
-      } else if (entry.type === "directory") {
+        if (runs) run.push(entry.name);
+        else {
+          const bound = await (visit as FileVisitor)(dir, entry.name, [...relative, entry.name]);
+          if (bound) return bound;
+        }
+        continue;
+      }
+      const flushed = await flush();
+      if (flushed) return flushed;
+      const path = [...relative, entry.name];
+      if (entry.type === "directory") {
         if (limits.usefulDepth !== undefined && depth >= limits.usefulDepth) continue;
         if (limits.maxDepth !== undefined && depth >= limits.maxDepth) {
           depthCut = true;
@@ -63,21 +98,24 @@ export async function walkTree(
         const child = await openChild(io, dir, entry.name);
         if (child === undefined) {
           counts.symlinks++;
+          hooks.onSkip?.("symlinks");
           continue;
         }
         try {
           const bound = await walk(child, path, depth + 1);
           if (bound) return bound;
         } finally {
-          await io.close(child).catch(() => undefined);
+          await closeDir(child);
         }
       } else if (entry.type === "symlink") {
         counts.symlinks++;
+        hooks.onSkip?.("symlinks");
       } else {
         counts.special++;
+        hooks.onSkip?.("special");
       }
     }
-    return undefined;
+    return flush();
   };
   const bound = await walk(start, [], 1);
   return { bound: bound ?? (depthCut ? "depth" : undefined), counts };
