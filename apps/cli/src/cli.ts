@@ -5,11 +5,11 @@ import { auditShowCommand } from "./commands/audit.js";
 import { callCommand, requireArgs } from "./commands/call.js";
 import { mcpServeCommand } from "./commands/mcp.js";
 import { pluginCheckCommand, pluginPackCommand, pluginScaffoldCommand } from "./commands/plugin.js";
-import { policyCheckCommand } from "./commands/policy.js";
+import { configuredLaunchers, policyCheckCommand } from "./commands/policy.js";
 import { reviewListCommand, reviewRollbackCommand } from "./commands/review.js";
 import { createRunSink, runCommand } from "./commands/run.js";
 import { skillsCheckCommand, skillsListCommand, skillsShowCommand } from "./commands/skills.js";
-import { toolsCommand } from "./commands/tools.js";
+import { delegateToolsCommand, toolsCommand } from "./commands/tools.js";
 import { ConfigFailure, openTask, type TaskEnvironment, type TaskHooks } from "./distribution.js";
 import { Exit } from "./exit-codes.js";
 import { type Io, printConfigFailure } from "./output.js";
@@ -50,7 +50,12 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         );
       }
       case "tools": {
-        const parsed = parseCommand(rest, { explain: { type: "boolean" } });
+        const parsed = parseCommand(rest, { explain: { type: "boolean" }, delegate: { type: "string" } });
+        const delegate = parsed.values["delegate"] as string | undefined;
+        if (delegate)
+          return await withTask(io, parsed, (task) =>
+            delegateToolsCommand(io, task, { name: delegate, json: parsed.global.json }),
+          );
         return await withTask(io, parsed, (task) =>
           toolsCommand(io, task, { explain: parsed.values["explain"] === true, json: parsed.global.json }),
         );
@@ -74,7 +79,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         const parsed = parseCommand(rest);
         if (parsed.positionals[0] !== "check") throw new UsageError("usage: pablo policy check [--json]");
         return await withTask(io, parsed, (task) =>
-          policyCheckCommand(io, task, { json: parsed.global.json, launchers: [] }),
+          policyCheckCommand(io, task, { json: parsed.global.json, launchers: configuredLaunchers(task) }),
         );
       }
       case "audit": {

@@ -4,6 +4,7 @@ usage:
   pablo run "TASK" [--model PROVIDER:NAME] [--record FILE]
                                                 one agent task over the governed catalog
   pablo tools [--explain] [--json]              the effective catalog, and why tools are excluded
+  pablo tools --delegate NAME                   a Task delegate's effective authority
   pablo call TOOL --args JSON [--dry-run] [--json]
                                                 one call through the full pipeline
   pablo policy check [--json]                   lint the configuration

@@ -21,3 +21,16 @@ export function policyCheckCommand(
   else for (const f of findings) io.stdout(`${f.kind}: ${f.layer}/${f.rule}: ${f.message}\n`);
   return findings.length === 0 ? Exit.OK : Exit.FAILED;
 }
+
+/** Launchers the configuration names outside rules: MCP stdio commands. */
+export function configuredLaunchers(task: TaskEnvironment): { path: string; where: string }[] {
+  const mcp = task.deployment.options["mcp"] as
+    | { servers?: Record<string, { transport?: string; command?: string }> }
+    | undefined;
+  return Object.entries(mcp?.servers ?? {})
+    .filter(([, server]) => server.transport === "stdio" && typeof server.command === "string")
+    .map(([name, server]) => ({
+      path: server.command as string,
+      where: `options.mcp.servers.${name}.command`,
+    }));
+}

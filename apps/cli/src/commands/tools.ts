@@ -1,3 +1,4 @@
+import { delegateAuthority, findAgentProvider } from "@pablo/agent";
 import type { TaskEnvironment } from "../distribution.js";
 import { Exit } from "../exit-codes.js";
 import { type Io, printJson, table } from "../output.js";
@@ -69,5 +70,40 @@ export function toolsCommand(
       );
     }
   }
+  return Exit.OK;
+}
+
+/**
+ * `pablo tools --delegate NAME`: a Task delegate's effective authority: its definition's tools
+ * intersected with the session's, and for every other tool the layer and rule that keep it out.
+ */
+export function delegateToolsCommand(
+  io: Io,
+  task: TaskEnvironment,
+  options: { name: string; json: boolean },
+): number {
+  const agent = findAgentProvider(task.providers);
+  const subagent = agent?.subagents.find((s) => s.name === options.name);
+  if (!subagent) {
+    const known = agent?.subagents.map((s) => s.name).join(", ") || "none";
+    io.stderr(
+      `pablo: no subagent ${JSON.stringify(options.name)} in [options.agent.subagents] (defined: ${known})\n`,
+    );
+    return Exit.USAGE;
+  }
+  const visibility = delegateAuthority(task.kernel, task.session, subagent);
+  const allowed = visibility.filter((v) => v.visible).map((v) => v.entry.name);
+  const excluded = visibility
+    .filter((v) => !v.visible)
+    .map((v) => ({ name: v.entry.name, layer: v.decision.layer, rule: v.decision.rule }));
+  if (options.json) {
+    printJson(io, { delegate: subagent.name, grants: subagent.grants, tools: allowed, excluded });
+    return Exit.OK;
+  }
+  io.stdout(
+    `delegate ${subagent.name}: ${subagent.description}\ndefinition grants: ${subagent.grants.join(", ")}\n`,
+  );
+  io.stdout(`may call: ${allowed.join(", ") || "nothing"}\n`);
+  for (const e of excluded) io.stdout(`  ${e.name}  denied by ${e.layer}/${e.rule}\n`);
   return Exit.OK;
 }
