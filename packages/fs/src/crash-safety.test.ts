@@ -12,15 +12,15 @@ import { stopChild } from "./test-support/processes.js";
 const TRIALS = 200;
 const LANES = 4;
 const INITIAL = "initial\n";
-const A = "alpha-line\n".repeat(40_000);
-const B = "bravo-line-is-longer\n".repeat(30_000);
+const A = "alpha-line\n".repeat(12_000);
+const B = "bravo-line-is-longer\n".repeat(9_000);
 
 /** Writes A and B alternately through fs.write, each with the revision it just read, forever. */
 const WRITER = (entry: string, kernel: string) => `
 import { createFsTools } from ${JSON.stringify(entry)};
 import { createCatalog, createKernel } from ${JSON.stringify(kernel)};
 const [ws] = process.argv.slice(1);
-const A = ${JSON.stringify(A.slice(0, 11))}.repeat(40000), B = ${JSON.stringify(B.slice(0, 21))}.repeat(30000);
+const A = ${JSON.stringify(A.slice(0, 11))}.repeat(12000), B = ${JSON.stringify(B.slice(0, 21))}.repeat(9000);
 const tools = await createFsTools({ workspace: ws });
 const session = createKernel().openSession({ catalog: createCatalog(tools), permission: { mode: "auto" } });
 process.stdout.write("ready\\n");
@@ -28,6 +28,7 @@ for (let i = 0; ; i++) {
   const read = (await session.call({ tool: "fs_read", args: { path: "target.txt", limit: 1 } })).result;
   const write = (await session.call({ tool: "fs_write", args: { path: "target.txt", content: i % 2 ? A : B, expected_revision: read.data.revision } })).result;
   if (!write.ok) { process.stderr.write(JSON.stringify(write) + "\\n"); process.exit(2); }
+  process.stdout.write("w\\n");
 }
 `;
 
@@ -49,9 +50,9 @@ describe("crash safety of fs.write", () => {
       const ws = useTempDir(`pablo-crash-${index}-`);
       for (let trial = index; trial < TRIALS; trial += LANES) {
         writeFileSync(join(ws, "target.txt"), INITIAL);
-        const child = await startWriter(ws);
-        // Uniform over the first 120 ms of writing, in which several complete writes fit.
-        await sleep(Math.random() * 120);
+        const { child, cycleMs } = await startWriter(ws);
+        // After the first complete write, at a uniformly random moment of the next few.
+        await sleep(Math.random() * 2 * cycleMs);
         await stopChild(child);
         expect(child.signalCode).toBe("SIGKILL");
         const content = readFileSync(join(ws, "target.txt"), "utf8");
@@ -67,23 +68,36 @@ describe("crash safety of fs.write", () => {
     };
     await Promise.all(Array.from({ length: LANES }, (_, i) => lane(i)));
     expect(outcomes.initial + outcomes.a + outcomes.b).toBe(TRIALS);
-    // The kills really landed while writes were in progress and after some had completed.
-    expect(outcomes.a + outcomes.b).toBeGreaterThan(0);
+    // The kills really landed at different points of the write loop, some while a write was in progress.
+    expect(outcomes.a).toBeGreaterThan(0);
+    expect(outcomes.b).toBeGreaterThan(0);
     expect(outcomes.leftoverTemporaries).toBeGreaterThan(0);
   }, 600_000);
 });
 
-async function startWriter(ws: string): Promise<ChildProcess> {
+/** Starts a writer and returns once its first write is complete, with how long that write took. */
+async function startWriter(ws: string): Promise<{ child: ChildProcess; cycleMs: number }> {
   const child = spawn(process.execPath, ["--input-type=module", "-e", script, "--", ws], {
     cwd: PACKAGE_DIR,
     env: { PATH: "/usr/bin:/bin" },
     stdio: ["ignore", "pipe", "inherit"],
   });
-  await new Promise<void>((resolve, reject) => {
+  let output = "";
+  let ready = 0;
+  const cycleMs = await new Promise<number>((resolve, reject) => {
+    const exited = (status: number | null) => reject(new Error(`writer exited early with ${status}`));
     child.once("error", reject);
-    child.once("exit", (status) => reject(new Error(`writer exited early with ${status}`)));
-    child.stdout?.once("data", () => resolve());
+    child.once("exit", exited);
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!ready && output.includes("ready\n")) ready = performance.now();
+      if (ready && output.includes("w\n")) {
+        child.off("exit", exited);
+        child.stdout?.removeAllListeners("data");
+        child.stdout?.resume();
+        resolve(performance.now() - ready);
+      }
+    });
   });
-  child.removeAllListeners("exit");
-  return child;
+  return { child, cycleMs };
 }

@@ -141,7 +141,7 @@ class Walker {
       }
       await this.#descend(name);
     }
-    return this.#leaf(want, undefined, { type: "directory" } as EntryInfo);
+    return this.#rootLeaf(want);
   }
 
   async release(): Promise<void> {
@@ -243,27 +243,22 @@ class Walker {
     this.#done.push(name);
   }
 
-  async #leaf(
-    want: Want,
-    name: string | undefined,
-    info: EntryInfo | undefined,
-  ): Promise<Resolution | ToolFailure> {
+  /** The path named a root itself (or a link to one): a directory, never a file. */
+  #rootLeaf(want: Want): Resolution | ToolFailure {
+    if (want === "file" || want === "writable") return isDirectory(this.shown());
+    return this.#result(undefined, { type: "directory", handle: this.#current });
+  }
+
+  async #leaf(want: Want, name: string, info: EntryInfo | undefined): Promise<Resolution | ToolFailure> {
     const io = this.#roots.io;
-    const shown = this.shown(name === undefined ? [] : [name]);
+    const shown = this.shown([name]);
     if (want === "probe") return this.#result(name, info ? { type: "unopened", info } : { type: "absent" });
     if (!info) {
       if (want === "writable") return this.#result(name, { type: "absent" });
       return fail(ErrorCode.NOT_FOUND, `${shown} does not exist`, { path: shown });
     }
     if (info.type === "directory") {
-      if (want === "file" || want === "writable") {
-        return fail(
-          ErrorCode.INVALID_ARGUMENT,
-          `${shown} is a directory; use fs.list for its children or fs.glob to find files under it`,
-          { path: shown, suggestion: { tool: "fs.glob", args: { path: shown, pattern: "**/*" } } },
-        );
-      }
-      if (name === undefined) return this.#result(undefined, { type: "directory", handle: this.#current });
+      if (want === "file" || want === "writable") return isDirectory(shown);
       const handle = await io.openDir(this.#current, name);
       this.#owned.push(handle);
       return this.#result(name, { type: "directory", handle });
@@ -272,7 +267,7 @@ class Walker {
     if (want === "directory") {
       return fail(ErrorCode.INVALID_ARGUMENT, `${shown} is a file, not a directory`, { path: shown });
     }
-    const opened = await io.openFile(this.#current, name as string);
+    const opened = await io.openFile(this.#current, name);
     this.#owned.push(opened.handle);
     return this.#result(name, { type: "file", handle: opened.handle, info: opened.info });
   }
@@ -290,6 +285,14 @@ class Walker {
       removeCreated: () => this.removeCreated(),
     };
   }
+}
+
+function isDirectory(path: string): ToolFailure {
+  return fail(
+    ErrorCode.INVALID_ARGUMENT,
+    `${path} is a directory; use fs.list for its children or fs.glob to find files under it`,
+    { path, suggestion: { tool: "fs.glob", args: { path, pattern: "**/*" } } },
+  );
 }
 
 function notDirectory(path: string, info: EntryInfo): ToolFailure {

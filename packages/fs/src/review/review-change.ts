@@ -83,18 +83,19 @@ export function describeChange(input: ChangeInput): ReviewChange {
   }
   const oldText = Buffer.from(before).toString("utf8");
   const newText = Buffer.from(input.after).toString("utf8");
+  // The changed region (outside the common first and last lines) decides whether a line diff is
+  // affordable: its cost grows with the file's length times the number of changed lines.
+  const region = trimmedCounts(oldText, newText);
   const patch =
-    before.length + input.after.length <= MAX_DIFF_BYTES
+    before.length + input.after.length <= MAX_DIFF_BYTES &&
+    region.additions + region.deletions <= MAX_EDIT_LENGTH
       ? structuredPatch(input.path, input.path, oldText, newText, undefined, undefined, {
           context: 3,
           maxEditLength: MAX_EDIT_LENGTH,
           timeout: 250,
         })
       : undefined;
-  if (!patch) {
-    const { additions, deletions } = trimmedCounts(oldText, newText);
-    return { ...base, additions, deletions, hunks: [], truncated: true };
-  }
+  if (!patch) return { ...base, ...region, hunks: [], truncated: true };
   let additions = 0;
   let deletions = 0;
   const hunks: DiffHunk[] = [];
