@@ -1,5 +1,8 @@
+import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { createLocalFs } from "../port/local.js";
 import { code, data, fsHarness } from "../test-support/harness.js";
+import { hookedPort } from "../test-support/port-hooks.js";
 import { PORTS, portWorkspace } from "../test-support/ports.js";
 
 interface Found {
@@ -143,5 +146,34 @@ describe("parallel and serial search", () => {
     expect(data(await entries.call("fs_search", { query: "needle" }))).toEqual(
       data(await entriesSerial.call("fs_search", { query: "needle" })),
     );
+  });
+});
+
+describe("cancellation", () => {
+  it.each([
+    ["on worker threads", {}],
+    ["on one thread", { quotas: { scan_bytes: 1e12 } }],
+  ])("stops a search %s and leaves no descriptor open", async (_, options) => {
+    const w = portWorkspace("local");
+    for (let i = 0; i < 60; i++) w.write(`d${i % 6}/sub/f${i}.txt`, "needle\n".repeat(50));
+    const openDescriptors = () => readdirSync("/proc/self/fd").length;
+    const controller = new AbortController();
+    let armed = false;
+    let lists = 0;
+    const io = hookedPort(createLocalFs(), {
+      after: {
+        list: () => {
+          if (armed && ++lists === 5) controller.abort();
+        },
+      },
+    });
+    const h = await fsHarness({ workspace: w.ws, io, options });
+    // A first search starts the worker threads, whose event loops hold descriptors of their own.
+    data(await h.call("fs_search", { query: "warm-up", path: "d0" }));
+    armed = true;
+    const before = openDescriptors();
+    const result = await h.call("fs_search", { query: "needle", max_matches: 10_000 }, controller.signal);
+    expect(code(result)).toBe("TOOL_CANCELLED");
+    expect(openDescriptors()).toBe(before);
   });
 });
