@@ -21,7 +21,7 @@ export interface FsToolsConfig {
   /** The session's scratch directory, a second root addressed by absolute path. */
   readonly scratch?: ScratchRoot | undefined;
   /** The deployment's `[options.fs]`; defaults fill what is missing. */
-  readonly options?: Partial<FsOptions> | undefined;
+  readonly options?: FsOptions | undefined;
   /** The filesystem; the local disk by default, {@link createMemoryFs} for a virtual sandbox. */
   readonly io?: FsPort | undefined;
   /** Where workspace changes keep their previous bytes; without one, changes are not reversible. */

@@ -126,3 +126,22 @@ describe("public surface", () => {
     `);
   });
 });
+
+describe("[options.fs]", () => {
+  it("fills defaults and refuses unknown keys and bad values", async () => {
+    const { DEFAULT_FS_OPTIONS, resolveFsOptions } = await import("./options.js");
+    expect(resolveFsOptions()).toEqual(DEFAULT_FS_OPTIONS);
+    expect(resolveFsOptions({ revisions: "tracked", quotas: { entries: 5 } })).toMatchObject({
+      revisions: "tracked",
+      symlinks: "refuse",
+      outside_paths: "deny",
+      quotas: { entries: 5 },
+    });
+    expect(() => resolveFsOptions({ symlinks: "follow" } as never)).toThrow(/options\.fs/);
+    expect(() => resolveFsOptions({ quotas: { files: 1 } } as never)).toThrow(/options\.fs/);
+    expect(() => resolveFsOptions({ protected: ["a/b"] })).toThrow(/options\.fs/);
+    await expect(
+      createFsTools({ workspace: useTempDir(), options: { extra: true } as never }),
+    ).rejects.toThrow(/options\.fs/);
+  });
+});

@@ -1,4 +1,4 @@
-import type { FsOptions } from "./options.js";
+import type { ResolvedFsOptions } from "./options.js";
 import { componentsOf, startsWith } from "./paths.js";
 import type { FsPort } from "./port/types.js";
 import type { ReviewStore } from "./review/review-store.js";
@@ -7,7 +7,7 @@ import type { RootSet, RootState } from "./roots.js";
 /** What every fs tool of one `createFsTools` call shares. Narrow on purpose: no god object. */
 export interface FsEnv {
   readonly io: FsPort;
-  readonly options: FsOptions;
+  readonly options: ResolvedFsOptions;
   readonly roots: RootSet;
   readonly reviews: ReviewStore | undefined;
   /** Lower-cased protected components (`.git`, `.pablo`, configured ones). */
