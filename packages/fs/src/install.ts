@@ -58,7 +58,7 @@ export async function install(request: InstallRequest): Promise<InstallOutcome> 
         return {
           committed: false,
           failure: fail(ErrorCode.REVISION_CONFLICT, `${name} was created by someone else meanwhile`, {
-            current_revision: "unknown",
+            reason: "exists",
           }),
         };
       }
