@@ -316,3 +316,26 @@ describe("shell deadline", () => {
     expect(JSON.parse(stdout)).toMatchObject({ ok: false, error: { code: "INVALID_ARGUMENT" } });
   });
 });
+
+describe("deferred tools", () => {
+  it("loads fs.search and fs.glob on demand in Agent mode and keeps them active in Plan mode", async () => {
+    const sandbox = useSandbox();
+    const deferredIn = async (mode: string) => {
+      const { stdout } = await pablo(["tools", "--json", "--mode", mode], sandbox);
+      const { tools } = JSON.parse(stdout) as { tools: Array<{ name: string; deferred: boolean }> };
+      return tools.filter((t) => t.name.startsWith("fs.")).map((t) => [t.name, t.deferred]);
+    };
+    expect(await deferredIn("agent")).toEqual([
+      ["fs.read", false],
+      ["fs.list", false],
+      ["fs.search", true],
+      ["fs.glob", true],
+    ]);
+    expect(await deferredIn("plan")).toEqual([
+      ["fs.read", false],
+      ["fs.list", false],
+      ["fs.search", false],
+      ["fs.glob", false],
+    ]);
+  });
+});

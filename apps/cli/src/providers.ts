@@ -30,8 +30,7 @@ export type { TaskSkills } from "./provider-skills.js";
 /** The `[options.*]` sections this distribution's packages bring. */
 export function distributionSections(): Record<string, TSchema> {
   return {
-    // Every key of a section is optional in the file; packages fill defaults.
-    fs: Type.Partial(FsOptionsSchema),
+    fs: FsOptionsSchema,
     shell: ShellOptionsSchema,
     skills: SkillsOptionsSchema,
     mcp: McpOptionsSchema,

@@ -80,4 +80,4 @@ export type {
   ToolSuccess,
   TruncationInfo,
 } from "./tool.js";
-export { defineTool, fail, ok } from "./tool.js";
+export { defineTool, fail, isDeferred, ok } from "./tool.js";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   type Access,
+  isDeferred,
   modeGate,
   type PermissionMode,
   permissionNeed,
@@ -81,5 +82,19 @@ describe("operating-mode matrix (seed 001 section 10)", () => {
       });
       expect(actual, category).toEqual([agent, plan, goal]);
     }
+  });
+});
+
+describe("deferral by mode", () => {
+  it("defers agent-mode tools only in Agent mode (seed 001 2.1's Glob and Grep)", () => {
+    expect(
+      ["agent", "plan", "goal"].map((m) => isDeferred({ deferred: "agent-mode" }, m as "agent")),
+    ).toEqual([true, false, false]);
+    expect(["agent", "plan", "goal"].map((m) => isDeferred({ deferred: true }, m as "agent"))).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    expect(isDeferred({}, "agent")).toBe(false);
   });
 });

@@ -132,8 +132,12 @@ export interface ToolDefinition<S extends TSchema = TSchema> {
   readonly effects: readonly Effect[];
   readonly category: ToolCategory;
   readonly mutates: boolean;
-  /** Deferred tools are listed only in the on-demand catalog until ToolSearch loads them. */
-  readonly deferred?: boolean;
+  /**
+   * Deferred tools are listed only in the on-demand catalog until ToolSearch loads them.
+   * `"agent-mode"` defers only in Agent mode: seed 001 2.1's Glob and Grep, loaded on demand in
+   * Agent but part of Plan's and Goal's read/inspection core.
+   */
+  readonly deferred?: boolean | "agent-mode";
   /** Accesses that do not depend on arguments (an MCP tool's server), used to narrow the catalog. */
   readonly scope?: readonly Access[];
   /**
@@ -145,6 +149,11 @@ export interface ToolDefinition<S extends TSchema = TSchema> {
     ctx: ToolContext,
   ): readonly Access[] | ToolFailure | Promise<readonly Access[] | ToolFailure>;
   execute(args: Static<S>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** Whether a tool is deferred in a mode: listed on demand rather than sent with full schema. */
+export function isDeferred(definition: Pick<ToolDefinition, "deferred">, mode: OperatingMode): boolean {
+  return definition.deferred === true || (definition.deferred === "agent-mode" && mode === "agent");
 }
 
 /** Identity helper that keeps `args` typed from the schema. */

@@ -1,4 +1,4 @@
-import type { CatalogEntry, Session, ToolDefinition } from "@pablo/kernel";
+import { type CatalogEntry, isDeferred, type Session, type ToolDefinition } from "@pablo/kernel";
 import { type CatalogTextOptions, onDemandCatalog } from "./catalog-text.js";
 import { DeferredToolSet } from "./deferred-set.js";
 import { documentOf } from "./document.js";
@@ -72,7 +72,9 @@ export class ToolSearch {
    */
   toolsForTurn(session: Session): CatalogEntry[] {
     const loaded = new Set(this.#attached(session).set.beginTurn(session.promptId));
-    return session.visibleTools().filter((e) => !e.definition.deferred || loaded.has(e.providerName));
+    return session
+      .visibleTools()
+      .filter((e) => !isDeferred(e.definition, session.mode) || loaded.has(e.providerName));
   }
 
   /** The bounded on-demand catalog of visible deferred tools not loaded for this prompt. */
@@ -108,5 +110,5 @@ export function createToolSearch(options: ToolSearchOptions = {}): ToolSearch {
 }
 
 function deferredVisible(session: Session): CatalogEntry[] {
-  return session.visibleTools().filter((e) => e.definition.deferred === true);
+  return session.visibleTools().filter((e) => isDeferred(e.definition, session.mode));
 }

@@ -1,4 +1,5 @@
 import { delegateAuthority, findAgentProvider } from "@pablo/agent";
+import { isDeferred } from "@pablo/kernel";
 import type { TaskEnvironment } from "../distribution.js";
 import { Exit } from "../exit-codes.js";
 import { type Io, printJson, table } from "../output.js";
@@ -20,7 +21,7 @@ export function toolsCommand(
         risk: entry.definition.risk,
         effects: entry.definition.effects,
         category: entry.definition.category,
-        deferred: entry.definition.deferred === true,
+        deferred: isDeferred(entry.definition, task.session.mode),
         summary: entry.definition.summary,
         inputSchema: entry.inputJsonSchema,
       })),
@@ -46,7 +47,7 @@ export function toolsCommand(
     entry.providerName,
     entry.name,
     entry.definition.risk,
-    entry.definition.deferred ? "deferred" : "active",
+    isDeferred(entry.definition, task.session.mode) ? "deferred" : "active",
     entry.definition.summary,
   ]);
   io.stdout(

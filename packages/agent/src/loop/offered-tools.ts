@@ -1,4 +1,4 @@
-import type { CatalogEntry, Session } from "@pablo/kernel";
+import { type CatalogEntry, isDeferred, type Session } from "@pablo/kernel";
 import type { ToolSearch } from "@pablo/tool-search";
 import { ControlToolName } from "../control/names.js";
 import type { ModelTool } from "../model/types.js";
@@ -48,7 +48,7 @@ export function offeredTools(session: Session, options: OfferOptions): OfferedTo
   const names = new Set(entries.map((e) => e.providerName));
   const notLoaded = new Set(
     visible
-      .filter((e) => e.definition.deferred === true && !names.has(e.providerName))
+      .filter((e) => isDeferred(e.definition, session.mode) && !names.has(e.providerName))
       .map((e) => e.providerName),
   );
   return {

@@ -54,6 +54,8 @@ export function globTool(env: FsEnv) {
     effects: ["fs.read"],
     category: "read",
     mutates: false,
+    // Seed 001 2.1: Glob and Grep load on demand in Agent mode; Plan and Goal keep them active.
+    deferred: "agent-mode",
     async accesses(args, ctx) {
       const planned = await planPath(env, args.path ?? ".");
       return "ok" in planned ? planned : declare(env, ctx, planned, ["fs.read"]);
