@@ -660,3 +660,24 @@ describe("delegates and refusals", () => {
     });
   });
 });
+
+describe("the tool context", () => {
+  it("can be destructured", async () => {
+    const destructuring = echoTool({
+      execute: async (_args, { progress, state, authorize, signal }) => {
+        progress({ kind: "note", data: "x" });
+        const counter = state("counter", () => ({ n: 0 }));
+        counter.n++;
+        return ok({
+          n: counter.n,
+          verdict: authorize([{ dimension: "tool", value: "x" }]).verdict,
+          aborted: signal.aborted,
+        });
+      },
+    });
+    const session = createKernel().openSession({ catalog: createCatalog([destructuring]) });
+    await session.call({ tool: "test_echo", args: { text: "a" } });
+    const { result } = await session.call({ tool: "test_echo", args: { text: "b" } });
+    expect(result).toEqual({ ok: true, data: { n: 2, verdict: "allow", aborted: false } });
+  });
+});

@@ -4,6 +4,7 @@ import type { Access } from "./access.js";
 import type { AuditRecord, AuditSink } from "./audit.js";
 import { type Decision, evaluateAuthority } from "./authority.js";
 import { boundResult } from "./bound.js";
+import { CallAbort } from "./call-abort.js";
 import type { Catalog, CatalogEntry } from "./catalog.js";
 import { ErrorCode, HostErrorCode, PabloError } from "./errors.js";
 import type { EventSink, KernelEvent } from "./events.js";
@@ -138,8 +139,11 @@ export class Session {
   readonly #concurrency: "sequential" | "parallel-reads";
   #callTail: Promise<void> = Promise.resolve();
   #mutationTail: Promise<void> = Promise.resolve();
-  #turn: AbortController;
+  /** Calls in flight; cancelling the turn or passing the deadline aborts each of them. */
+  readonly #inflight = new Set<CallAbort>();
+  #deadlineTimer: ReturnType<typeof setTimeout> | undefined;
   #sequence = 0;
+  readonly #callPrefix = `call_${randomUUID().slice(0, 8)}_`;
 
   constructor(kernel: KernelOptions, options: SessionOptions) {
     this.#kernel = kernel;
@@ -154,7 +158,7 @@ export class Session {
     this.#concurrency = options.concurrency ?? "sequential";
     this.requester = options.requester;
     this.#grants = options.parent && options.grants !== "own" ? options.parent.#grants : new Set<string>();
-    this.#turn = this.#newTurn();
+    this.#armDeadline();
   }
 
   /** The authority layers, outermost first. */
@@ -197,18 +201,18 @@ export class Session {
 
   /** Cancels the running turn: running calls abort and outstanding permission requests deny. */
   cancelTurn(reason = "cancelled"): void {
-    this.#turn.abort(new CancelledError(reason));
-    this.#turn = this.#newTurn();
+    const error = new CancelledError(reason);
+    for (const call of [...this.#inflight]) call.abort(error);
   }
 
-  /** A turn controller that also aborts at the run deadline. */
-  #newTurn(): AbortController {
-    const controller = new AbortController();
+  /** Aborts every call still running when the run deadline passes. */
+  #armDeadline(): void {
     const delay = Math.min(this.budget.remainingMs(), MAX_TIMER_MS);
-    const timer = setTimeout(() => controller.abort(new DeadlineError()), delay);
-    timer.unref?.();
-    controller.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
-    return controller;
+    this.#deadlineTimer = setTimeout(() => {
+      const error = new DeadlineError();
+      for (const call of [...this.#inflight]) call.abort(error);
+    }, delay);
+    this.#deadlineTimer.unref?.();
   }
 
   /** Every catalog tool with whether this session may see it, and the decision that says so. */
@@ -239,12 +243,7 @@ export class Session {
 
   /** Runs every stage up to execution and reports the decision. Runs and audits nothing. */
   async dryRun(request: CallRequest): Promise<DryRunDecision> {
-    const ctx = this.#context(
-      request,
-      request.callId ?? "dry-run",
-      new AbortController().signal,
-      this.budget.deadline,
-    );
+    const ctx = this.#context(request, request.callId ?? "dry-run", new CallAbort(), this.budget.deadline);
     const prepared = await this.#prepare(request, ctx);
     if ("final" in prepared) {
       const d = prepared.decision;
@@ -283,7 +282,7 @@ export class Session {
   ): Promise<CallOutcome> {
     const started = this.#now();
     const callId = request.callId ?? `call_${++this.#sequence}_${randomUUID().slice(0, 8)}`;
-    const ctx = this.#context(request, callId, this.#turn.signal, this.budget.deadline);
+    const ctx = this.#context(request, callId, new CallAbort(), this.budget.deadline);
     const facts = new CallFacts(started);
     facts.args = request.args;
     const entry = this.catalog.resolve(request.tool);
@@ -313,14 +312,11 @@ export class Session {
 
   async #dispatch(request: CallRequest): Promise<CallOutcome> {
     const started = this.#now();
-    const callId = request.callId ?? `call_${++this.#sequence}_${randomUUID().slice(0, 8)}`;
+    const callId = request.callId ?? `${this.#callPrefix}${++this.#sequence}`;
     const deadline = this.budget.deadline;
-    // Each call gets its own signal, so listeners a tool (or a library it calls) leaves behind die
-    // with the call instead of piling up on the turn's signal.
-    const controller = new AbortController();
-    const unlink = linkSignals(controller, [this.#turn.signal, request.signal]);
-    const callSignal = controller.signal;
-    const ctx = this.#context(request, callId, callSignal, deadline);
+    const abort = new CallAbort(request.signal);
+    this.#inflight.add(abort);
+    const ctx = this.#context(request, callId, abort, deadline);
     const facts = new CallFacts(started);
     const span = startCallSpan(this.#kernel.tracer, {
       tool: request.tool,
@@ -334,7 +330,11 @@ export class Session {
       result: ToolResult,
       decision: Decision,
     ): Promise<CallOutcome> => {
-      const bounded = boundResult(result, this.budget.limits.toolResultBytes);
+      const bounded = boundSerializable(
+        result,
+        this.budget.limits.toolResultBytes,
+        entry?.providerName ?? request.tool,
+      );
       const record = this.#auditRecord(request, ctx, entry, decision, bounded.result, facts);
       await this.#writeAudit(record);
       if (decision.verdict === "deny") {
@@ -360,14 +360,15 @@ export class Session {
         durationMs: facts.durationMs,
         truncated: bounded.result.truncated !== undefined,
       });
-      unlink();
+      this.#inflight.delete(abort);
+      abort.dispose();
       return { result: bounded.result, serialized: bounded.serialized, decision, audit: record };
     };
 
-    if (callSignal.aborted) {
+    if (abort.aborted) {
       return finish(
         undefined,
-        cancelledResult(callSignal),
+        cancelledResult(abort.reason),
         denyDecision("cancelled", "call cancelled before it started"),
       );
     }
@@ -388,7 +389,7 @@ export class Session {
       return finish(entry, fail(ErrorCode.BUDGET_EXHAUSTED, budget.reason), d);
     }
 
-    const result = await this.#serializeMutation(entry, () => this.#execute(entry, args, ctx, facts));
+    const result = await this.#serializeMutation(entry, () => this.#execute(entry, args, ctx, abort, facts));
     return finish(entry, result, decision);
   }
 
@@ -552,6 +553,7 @@ export class Session {
     entry: CatalogEntry,
     args: unknown,
     ctx: ToolContext,
+    abort: CallAbort,
     facts: CallFacts,
   ): Promise<ToolResult> {
     const bodyStarted = this.#now();
@@ -567,7 +569,7 @@ export class Session {
     try {
       result = await settleWithin(
         entry.definition.execute(args as never, ctx),
-        ctx.signal,
+        abort,
         this.#kernel.cleanupGraceMs ?? DEFAULT_CLEANUP_GRACE_MS,
       );
       result = checkResultShape(entry, result);
@@ -588,11 +590,11 @@ export class Session {
     }
     facts.durationMs = this.#now() - bodyStarted;
     if (
-      ctx.signal.aborted &&
+      abort.aborted &&
       !result.committed &&
       !(result.ok === false && result.error.code === ErrorCode.TOOL_CLEANUP_FAILED)
     ) {
-      result = cancelledResult(ctx.signal, result);
+      result = cancelledResult(abort.reason, result);
     }
     this.#emit({
       type: "tool.finished",
@@ -609,43 +611,44 @@ export class Session {
     return result;
   }
 
-  #context(request: CallRequest, callId: string, signal: AbortSignal, deadline: number): ToolContext {
-    return {
+  #context(request: CallRequest, callId: string, abort: CallAbort, deadline: number): ToolContext {
+    return new CallContext(this.#contextHost, request, callId, abort, deadline, {
       sessionId: this.id,
       turnId: request.turnId ?? this.#promptId,
       promptId: this.#promptId,
-      callId,
       mode: this.#mode,
-      signal,
-      deadline,
       requester: request.requester ?? this.requester,
-      progress: (event) => {
-        // The host that made the call gets the progress itself; native events get it only with
-        // content capture on.
-        try {
-          request.onProgress?.(event);
-        } catch {
-          // Contract: a progress listener does not throw.
-        }
-        const bytes = JSON.stringify(event.data)?.length ?? 0;
-        this.#emit({
-          type: "tool.progress",
-          at: this.#now(),
-          sessionId: this.id,
-          callId,
-          tool: request.tool,
-          kind: event.kind,
-          bytes,
-          ...(this.#kernel.captureContent ? { data: event.data } : {}),
-        });
-      },
-      authorize: (accesses) => evaluateAuthority(this.layers, accesses),
-      state: <T>(key: string, init: () => T): T => {
-        if (!this.#state.has(key)) this.#state.set(key, init());
-        return this.#state.get(key) as T;
-      },
-    };
+    });
   }
+
+  /** What every call's context reaches back into; made once per session, not once per call. */
+  readonly #contextHost: ContextHost = {
+    progress: (request, callId, event) => {
+      // The host that made the call gets the progress itself; native events get it only with
+      // content capture on.
+      try {
+        request.onProgress?.(event);
+      } catch {
+        // Contract: a progress listener does not throw.
+      }
+      const bytes = JSON.stringify(event.data)?.length ?? 0;
+      this.#emit({
+        type: "tool.progress",
+        at: this.#now(),
+        sessionId: this.id,
+        callId,
+        tool: request.tool,
+        kind: event.kind,
+        bytes,
+        ...(this.#kernel.captureContent ? { data: event.data } : {}),
+      });
+    },
+    authorize: (accesses) => evaluateAuthority(this.layers, accesses),
+    state: (key, init) => {
+      if (!this.#state.has(key)) this.#state.set(key, init());
+      return this.#state.get(key);
+    },
+  };
 
   #auditRecord(
     request: CallRequest,
@@ -715,6 +718,79 @@ export class Session {
   }
 }
 
+interface ContextHost {
+  progress(request: CallRequest, callId: string, event: ToolProgress): void;
+  authorize(accesses: readonly Access[]): Decision;
+  state(key: string, init: () => unknown): unknown;
+}
+
+interface ContextFacts {
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly promptId: string;
+  readonly mode: OperatingMode;
+  readonly requester: string | undefined;
+}
+
+/** A call's view of its session, as one small object with methods rather than a set of closures. */
+class CallContext implements ToolContext {
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly promptId: string;
+  readonly mode: OperatingMode;
+  readonly requester: string | undefined;
+  readonly callId: string;
+  readonly deadline: number;
+  readonly #host: ContextHost;
+  readonly #request: CallRequest;
+  readonly #abort: CallAbort;
+
+  constructor(
+    host: ContextHost,
+    request: CallRequest,
+    callId: string,
+    abort: CallAbort,
+    deadline: number,
+    facts: ContextFacts,
+  ) {
+    this.#host = host;
+    this.#request = request;
+    this.#abort = abort;
+    this.callId = callId;
+    this.deadline = deadline;
+    this.sessionId = facts.sessionId;
+    this.turnId = facts.turnId;
+    this.promptId = facts.promptId;
+    this.mode = facts.mode;
+    this.requester = facts.requester;
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  // Methods are bound on first use, so a tool may destructure them (`{ progress } = ctx`) while a
+  // call that never uses them allocates nothing.
+  #progress: ((event: ToolProgress) => void) | undefined;
+  #authorize: ((accesses: readonly Access[]) => Decision) | undefined;
+  #stateOf: (<T>(key: string, init: () => T) => T) | undefined;
+
+  get progress(): (event: ToolProgress) => void {
+    this.#progress ??= (event) => this.#host.progress(this.#request, this.callId, event);
+    return this.#progress;
+  }
+
+  get authorize(): (accesses: readonly Access[]) => Decision {
+    this.#authorize ??= (accesses) => this.#host.authorize(accesses);
+    return this.#authorize;
+  }
+
+  get state(): <T>(key: string, init: () => T) => T {
+    this.#stateOf ??= <T>(key: string, init: () => T) => this.#host.state(key, init) as T;
+    return this.#stateOf;
+  }
+}
+
 /** The reason a turn was cancelled. */
 export class CancelledError extends Error {
   constructor(message: string) {
@@ -747,9 +823,9 @@ class CallFacts {
 }
 
 /** The result of an aborted call; what the tool reported about its own state is kept as details. */
-function cancelledResult(signal: AbortSignal, reported?: ToolResult): ToolResult {
+function cancelledResult(reason: unknown, reported?: ToolResult): ToolResult {
   const details = reported && !reported.ok ? reported.error.details : undefined;
-  if (signal.reason instanceof DeadlineError) {
+  if (reason instanceof DeadlineError) {
     return fail(ErrorCode.TOOL_TIMEOUT, "the call passed the run deadline and was stopped", details);
   }
   return fail(ErrorCode.TOOL_CANCELLED, "the call was cancelled", details);
@@ -816,27 +892,42 @@ function linkSignals(controller: AbortController, sources: readonly (AbortSignal
 }
 
 /** Resolves with the tool's result; once `signal` aborts, waits at most `graceMs` more. */
-function settleWithin(work: Promise<ToolResult>, signal: AbortSignal, graceMs: number): Promise<ToolResult> {
+function settleWithin(work: Promise<ToolResult>, abort: CallAbort, graceMs: number): Promise<ToolResult> {
   return new Promise<ToolResult>((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const onAbort = () => {
+    const stopListening = abort.onAbort(() => {
       timer = setTimeout(() => reject(new CleanupTimeout()), graceMs);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
+    });
     work.then(
       (value) => {
         clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
+        stopListening();
         resolve(value);
       },
       (error: unknown) => {
         clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
+        stopListening();
         reject(error);
       },
     );
   });
+}
+
+/** Bounds a result; one that cannot be serialized (BigInt, cycles) becomes a contract violation. */
+function boundSerializable(
+  result: ToolResult,
+  maxBytes: number,
+  tool: string,
+): ReturnType<typeof boundResult> {
+  try {
+    return boundResult(result, maxBytes);
+  } catch {
+    // BigInt values and cycles cannot reach a model; they must not crash the host either.
+    return boundResult(
+      fail(ErrorCode.TOOL_CONTRACT_VIOLATION, `${tool} returned a result that is not JSON`),
+      maxBytes,
+    );
+  }
 }
 
 function checkResultShape(entry: CatalogEntry, result: ToolResult): ToolResult {
@@ -846,15 +937,6 @@ function checkResultShape(entry: CatalogEntry, result: ToolResult): ToolResult {
     (result.ok === true || (result.ok === false && typeof result.error?.code === "string"));
   if (!shaped) {
     return fail(ErrorCode.TOOL_CONTRACT_VIOLATION, `${entry.providerName} returned a malformed result`);
-  }
-  try {
-    JSON.stringify(result);
-  } catch {
-    // BigInt values and cycles cannot reach a model; they must not crash the host either.
-    return fail(
-      ErrorCode.TOOL_CONTRACT_VIOLATION,
-      `${entry.providerName} returned a result that is not JSON`,
-    );
   }
   if (result.ok && entry.outputValidator && !entry.outputValidator.check(result.data)) {
     const issues = entry.outputValidator.issues(result.data, 5);

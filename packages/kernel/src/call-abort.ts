@@ -1,0 +1,70 @@
+/**
+ * One call's cancellation: by the turn, by the host's own signal, or by the run deadline. The
+ * `AbortSignal` a tool sees is created only when the tool asks for it: on Node 20, creating and
+ * linking an `AbortSignal` costs more than the rest of a no-op dispatch, and most fast tools never
+ * look at it. Whatever is created dies with the call, so listeners a tool leaves behind do not pile
+ * up on a signal shared across calls.
+ */
+export class CallAbort {
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown;
+  #listeners: Array<() => void> = [];
+  #detach: (() => void) | undefined;
+
+  constructor(hostSignal?: AbortSignal) {
+    if (!hostSignal) return;
+    if (hostSignal.aborted) {
+      this.abort(hostSignal.reason);
+      return;
+    }
+    const forward = () => this.abort(hostSignal.reason);
+    hostSignal.addEventListener("abort", forward, { once: true });
+    this.#detach = () => hostSignal.removeEventListener("abort", forward);
+  }
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  /** The call's signal, created on first use and already aborted if the call was. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+    for (const listener of this.#listeners.splice(0)) listener();
+  }
+
+  /** Runs `listener` once when the call aborts (at once if it already has); returns a remover. */
+  onAbort(listener: () => void): () => void {
+    if (this.#aborted) {
+      listener();
+      return () => undefined;
+    }
+    this.#listeners.push(listener);
+    return () => {
+      const index = this.#listeners.indexOf(listener);
+      if (index >= 0) this.#listeners.splice(index, 1);
+    };
+  }
+
+  /** Detaches from the host's signal once the call is over. */
+  dispose(): void {
+    this.#detach?.();
+    this.#detach = undefined;
+    this.#listeners = [];
+  }
+}
