@@ -681,3 +681,20 @@ describe("the tool context", () => {
     expect(result).toEqual({ ok: true, data: { n: 2, verdict: "allow", aborted: false } });
   });
 });
+
+describe("the tool context, spread", () => {
+  it("keeps every member when a wrapper spreads it", async () => {
+    const spreading = echoTool({
+      execute: async (_args, ctx) => {
+        const copy = { ...ctx };
+        const counter = copy.state("n", () => ({ n: 0 }));
+        counter.n++;
+        copy.progress({ kind: "note", data: 1 });
+        return ok({ n: counter.n, callId: copy.callId, aborted: copy.signal.aborted });
+      },
+    });
+    const session = createKernel().openSession({ catalog: createCatalog([spreading]) });
+    const { result } = await session.call({ tool: "test_echo", args: { text: "a" }, callId: "c1" });
+    expect(result).toEqual({ ok: true, data: { n: 1, callId: "c1", aborted: false } });
+  });
+});

@@ -612,13 +612,24 @@ export class Session {
   }
 
   #context(request: CallRequest, callId: string, abort: CallAbort, deadline: number): ToolContext {
-    return new CallContext(this.#contextHost, request, callId, abort, deadline, {
+    const host = this.#contextHost;
+    // A plain object of own properties, so tools may destructure or spread it; `signal` is a getter
+    // so the call's AbortSignal is only created when something reads it.
+    return {
       sessionId: this.id,
       turnId: request.turnId ?? this.#promptId,
       promptId: this.#promptId,
+      callId,
       mode: this.#mode,
+      get signal() {
+        return abort.signal;
+      },
+      deadline,
       requester: request.requester ?? this.requester,
-    });
+      progress: (event) => host.progress(request, callId, event),
+      authorize: host.authorize,
+      state: host.state as ToolContext["state"],
+    };
   }
 
   /** What every call's context reaches back into; made once per session, not once per call. */
@@ -722,73 +733,6 @@ interface ContextHost {
   progress(request: CallRequest, callId: string, event: ToolProgress): void;
   authorize(accesses: readonly Access[]): Decision;
   state(key: string, init: () => unknown): unknown;
-}
-
-interface ContextFacts {
-  readonly sessionId: string;
-  readonly turnId: string;
-  readonly promptId: string;
-  readonly mode: OperatingMode;
-  readonly requester: string | undefined;
-}
-
-/** A call's view of its session, as one small object with methods rather than a set of closures. */
-class CallContext implements ToolContext {
-  readonly sessionId: string;
-  readonly turnId: string;
-  readonly promptId: string;
-  readonly mode: OperatingMode;
-  readonly requester: string | undefined;
-  readonly callId: string;
-  readonly deadline: number;
-  readonly #host: ContextHost;
-  readonly #request: CallRequest;
-  readonly #abort: CallAbort;
-
-  constructor(
-    host: ContextHost,
-    request: CallRequest,
-    callId: string,
-    abort: CallAbort,
-    deadline: number,
-    facts: ContextFacts,
-  ) {
-    this.#host = host;
-    this.#request = request;
-    this.#abort = abort;
-    this.callId = callId;
-    this.deadline = deadline;
-    this.sessionId = facts.sessionId;
-    this.turnId = facts.turnId;
-    this.promptId = facts.promptId;
-    this.mode = facts.mode;
-    this.requester = facts.requester;
-  }
-
-  get signal(): AbortSignal {
-    return this.#abort.signal;
-  }
-
-  // Methods are bound on first use, so a tool may destructure them (`{ progress } = ctx`) while a
-  // call that never uses them allocates nothing.
-  #progress: ((event: ToolProgress) => void) | undefined;
-  #authorize: ((accesses: readonly Access[]) => Decision) | undefined;
-  #stateOf: (<T>(key: string, init: () => T) => T) | undefined;
-
-  get progress(): (event: ToolProgress) => void {
-    this.#progress ??= (event) => this.#host.progress(this.#request, this.callId, event);
-    return this.#progress;
-  }
-
-  get authorize(): (accesses: readonly Access[]) => Decision {
-    this.#authorize ??= (accesses) => this.#host.authorize(accesses);
-    return this.#authorize;
-  }
-
-  get state(): <T>(key: string, init: () => T) => T {
-    this.#stateOf ??= <T>(key: string, init: () => T) => this.#host.state(key, init) as T;
-    return this.#stateOf;
-  }
 }
 
 /** The reason a turn was cancelled. */
