@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Readable } from "node:stream";
 import {
   anthropicReply,
   type LoopbackReply,
@@ -14,8 +13,7 @@ import type { PermissionBroker } from "@pablo/kernel";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { parseCommand } from "../args.js";
 import { openTask } from "../distribution.js";
-import type { Io } from "../output.js";
-import { useSandbox } from "../test-support/cli-harness.js";
+import { captureIo, useSandbox } from "../test-support/cli-harness.js";
 import { createRunSink, runCommand } from "./run.js";
 
 type Sandbox = ReturnType<typeof useSandbox>;
@@ -79,26 +77,10 @@ async function pabloRun(
   options: { env?: Record<string, string>; broker?: PermissionBroker; signal?: AbortSignal } = {},
 ): Promise<Run> {
   const parsed = parseCommand(argv, { model: { type: "string" }, record: { type: "string" } });
-  let stdout = "";
-  let stderr = "";
-  const io: Io = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    stdin: Readable.from([]),
-    isTTY: false,
-    cwd: sandbox.workspace,
-    env: {
-      PATH: process.env["PATH"] ?? "/usr/bin:/bin",
-      HOME: sandbox.state,
-      XDG_STATE_HOME: sandbox.state,
-      ...options.env,
-    },
-    signal: options.signal ?? new AbortController().signal,
-  };
+  const { io, output } = captureIo(sandbox, {
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   const sink = createRunSink(io, { json: parsed.global.json });
   const task = await openTask(parsed.global, {
     cwd: io.cwd,
@@ -114,7 +96,7 @@ async function pabloRun(
       sink,
       ...(parsed.values["record"] ? { record: parsed.values["record"] as string } : {}),
     });
-    return { code, stdout, stderr };
+    return { code, ...output() };
   } finally {
     await task.close();
   }

@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { onTestFinished } from "vitest";
 import { run } from "../cli.js";
+import type { Io } from "../output.js";
 
 export interface CliResult {
   readonly code: number;
@@ -33,15 +34,14 @@ export function useSandbox(files: Record<string, string> = {}): {
   return { root, workspace, state, write };
 }
 
-/** Runs the CLI in-process with captured output and a clean environment. */
-export async function pablo(
-  argv: string[],
+/** An `Io` that captures output, with a clean environment whose state directory is the sandbox's. */
+export function captureIo(
   sandbox: { workspace: string; state: string },
-  env: Record<string, string> = {},
-): Promise<CliResult> {
+  options: { env?: Record<string, string>; signal?: AbortSignal } = {},
+): { io: Io; output(): { stdout: string; stderr: string } } {
   let stdout = "";
   let stderr = "";
-  const code = await run(argv, {
+  const io: Io = {
     stdout: (text) => {
       stdout += text;
     },
@@ -55,9 +55,20 @@ export async function pablo(
       PATH: process.env["PATH"] ?? "/usr/bin:/bin",
       HOME: sandbox.state,
       XDG_STATE_HOME: sandbox.state,
-      ...env,
+      ...options.env,
     },
-    signal: new AbortController().signal,
-  });
-  return { code, stdout, stderr };
+    signal: options.signal ?? new AbortController().signal,
+  };
+  return { io, output: () => ({ stdout, stderr }) };
+}
+
+/** Runs the CLI in-process with captured output and a clean environment. */
+export async function pablo(
+  argv: string[],
+  sandbox: { workspace: string; state: string },
+  env: Record<string, string> = {},
+): Promise<CliResult> {
+  const { io, output } = captureIo(sandbox, { env });
+  const code = await run(argv, io);
+  return { code, ...output() };
 }
