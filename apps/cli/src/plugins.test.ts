@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
@@ -123,8 +123,23 @@ describe("pablo plugin", () => {
     expect(invalid.code).toBe(1);
     expect((JSON.parse(invalid.stdout) as { valid: boolean }).valid).toBe(false);
 
+    // Inside the workspace its dependency is `workspace:^`, which npm would publish as is.
     const out = join(sandbox.root, "out");
-    const packed = await pablo(["plugin", "pack", webPlugin, "--out", out], sandbox);
+    const refused = await pablo(["plugin", "pack", webPlugin, "--out", out, "--json"], sandbox);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain("UNPUBLISHABLE_DEPENDENCY");
+
+    // The same package as a third party keeps it, with a version range: it packs.
+    const standalone = join(sandbox.root, "standalone-web");
+    cpSync(webPlugin, standalone, { recursive: true, filter: (source) => !source.includes("node_modules") });
+    symlinkSync(join(webPlugin, "node_modules"), join(standalone, "node_modules"), "dir");
+    const manifest = JSON.parse(readFileSync(join(standalone, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
+    manifest.dependencies["@pablo/plugins"] = "^0.1.0";
+    manifest.dependencies["typebox"] = "^1.4.3";
+    writeFileSync(join(standalone, "package.json"), JSON.stringify(manifest, null, 2));
+    const packed = await pablo(["plugin", "pack", standalone, "--out", out], sandbox);
     expect(packed.code).toBe(0);
     expect(readdirSync(out).some((f) => f.endsWith(".tgz"))).toBe(true);
   });

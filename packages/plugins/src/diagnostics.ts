@@ -31,6 +31,8 @@ export const PluginCode = {
   SKILLS_INVALID: "SKILLS_INVALID",
   PACKAGE_LAYOUT: "PACKAGE_LAYOUT",
   PACK_FAILED: "PACK_FAILED",
+  /** A dependency uses a workspace-only specifier (`workspace:`, `catalog:`) npm would publish as is. */
+  UNPUBLISHABLE_DEPENDENCY: "UNPUBLISHABLE_DEPENDENCY",
   SCAFFOLD_FAILED: "SCAFFOLD_FAILED",
 } as const;
 

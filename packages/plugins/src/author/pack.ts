@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { messageOf, PluginCode, type PluginDiagnostic } from "../diagnostics.js";
 import { type CheckResult, checkPlugin } from "./check.js";
@@ -35,6 +35,8 @@ export async function packPlugin(
   const packageDir = resolve(dir);
   const checked: CheckResult = await checkPlugin(packageDir);
   if (!checked.valid) return { ok: false, messages: checked.messages };
+  const unpublishable = await workspaceSpecifiers(packageDir);
+  if (unpublishable.length > 0) return { ok: false, messages: [...checked.messages, ...unpublishable] };
   const destination = resolve(outDir);
   await mkdir(destination, { recursive: true });
   let stdout: string;
@@ -79,6 +81,37 @@ export async function packPlugin(
     integrity: report.integrity,
     files: report.files,
   };
+}
+
+/**
+ * `npm pack` copies `workspace:` and `catalog:` specifiers into the tarball unchanged, and the
+ * published package then cannot be installed. Such a package is packed by its workspace's own
+ * package manager (`pnpm pack`), which replaces them with versions.
+ */
+async function workspaceSpecifiers(dir: string): Promise<PluginDiagnostic[]> {
+  let manifest: Record<string, unknown>;
+  try {
+    manifest = JSON.parse(await readFile(join(dir, "package.json"), "utf8")) as Record<string, unknown>;
+  } catch {
+    return [];
+  }
+  const found: PluginDiagnostic[] = [];
+  for (const field of ["dependencies", "peerDependencies", "optionalDependencies"]) {
+    const deps = manifest[field];
+    if (deps === null || typeof deps !== "object") continue;
+    for (const [name, spec] of Object.entries(deps as Record<string, unknown>)) {
+      if (typeof spec === "string" && /^(workspace|catalog):/.test(spec)) {
+        found.push({
+          plugin: dir,
+          severity: "error",
+          code: PluginCode.UNPUBLISHABLE_DEPENDENCY,
+          path: `/${field}/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`,
+          message: `${field}.${name} is ${JSON.stringify(spec)}, which npm would publish as is; pack it with the workspace's package manager (pnpm pack) or give a version range`,
+        });
+      }
+    }
+  }
+  return found;
 }
 
 function packFailure(dir: string, message: string): PluginDiagnostic {
