@@ -55,6 +55,7 @@ export async function openSkills(section: unknown, pluginRoots: readonly SkillRo
     active: activation.context,
     maxContextBytes: options.maxContextBytes,
     maxSkillBytes: options.maxSkillBytes,
+    ...(options.restrictToAllowedTools ? { restrictToAllowedTools: { alsoAllow: [] } } : {}),
   });
   const layers: AuthorityLayer[] = [];
   if (options.restrictToAllowedTools) {

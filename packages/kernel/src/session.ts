@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import type { Tracer } from "@opentelemetry/api";
 import type { Access } from "./access.js";
 import type { AuditRecord, AuditSink } from "./audit.js";
-import { type Decision, evaluateAuthority } from "./authority.js";
+import { type Decision, defineLayer, evaluateAuthority } from "./authority.js";
 import { boundResult } from "./bound.js";
 import { CallAbort } from "./call-abort.js";
 import type { Catalog, CatalogEntry } from "./catalog.js";
@@ -629,6 +629,7 @@ export class Session {
       progress: (event) => host.progress(request, callId, event),
       authorize: host.authorize,
       state: host.state as ToolContext["state"],
+      narrow: host.narrow,
     };
   }
 
@@ -659,6 +660,7 @@ export class Session {
       if (!this.#state.has(key)) this.#state.set(key, init());
       return this.#state.get(key);
     },
+    narrow: (layer) => this.narrow(defineLayer(layer)),
   };
 
   #auditRecord(
@@ -733,6 +735,7 @@ interface ContextHost {
   progress(request: CallRequest, callId: string, event: ToolProgress): void;
   authorize(accesses: readonly Access[]): Decision;
   state(key: string, init: () => unknown): unknown;
+  narrow(layer: AuthorityLayer): void;
 }
 
 /** The reason a turn was cancelled. */

@@ -3,6 +3,7 @@ import type { Access } from "./access.js";
 import type { Decision } from "./authority.js";
 import type { ToolErrorInfo } from "./errors.js";
 import type { JsonValue } from "./json.js";
+import type { AuthorityLayer } from "./policy-schema.js";
 
 /** How much a call can hurt when it goes wrong; drives the permission mode's decision. */
 export type Risk = "low" | "medium" | "high";
@@ -110,6 +111,11 @@ export interface ToolContext {
   authorize(accesses: readonly Access[]): Decision;
   /** Per-session storage for a tool package's own state (tracked revisions, failure counts). */
   state<T>(key: string, init: () => T): T;
+  /**
+   * Adds an innermost authority layer to the calling session for the rest of it (an activated
+   * skill's allowed-tools, when a deployment asks for that). Layers intersect: this only narrows.
+   */
+  narrow(layer: AuthorityLayer): void;
 }
 
 /**

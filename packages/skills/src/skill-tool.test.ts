@@ -217,3 +217,40 @@ describe("registration", () => {
     expect(skillToolFor(roots, discovery)?.name).toBe("skill.activate");
   });
 });
+
+describe("allowed-tools as a restriction on the running session", () => {
+  it("narrows the session to the activated skill's allowed-tools only when the deployment asks for it", async () => {
+    const root = useTempDir();
+    writeSkill(
+      root,
+      "reviewer",
+      "---\nname: reviewer\ndescription: Reviews.\nallowed-tools: fs.read\n---\nRead, never write.\n",
+    );
+    const discovery = await discoverSkills([{ name: "team", dir: root }]);
+    const other = (name: string) => ({
+      ...createSkillTool({ skills: [] }),
+      name,
+      providerName: name.replace(".", "_"),
+    });
+    for (const restrict of [false, true]) {
+      const tool = createSkillTool({
+        skills: discovery.skills,
+        ...(restrict ? { restrictToAllowedTools: { alsoAllow: [] } } : {}),
+      });
+      const session = createKernel().openSession({
+        catalog: createCatalog([tool, other("fs.read"), other("fs.write")]),
+        permission: { mode: "auto" },
+      });
+      expect(session.visibleTools()).toHaveLength(3);
+      const { result } = await session.call({ tool: "Skill", args: { name: "reviewer" } });
+      expect(result.ok).toBe(true);
+      const visible = session
+        .visibleTools()
+        .map((t) => t.name)
+        .sort();
+      expect(visible, `restrict=${restrict}`).toEqual(
+        restrict ? ["fs.read", "skill.activate"] : ["fs.read", "fs.write", "skill.activate"],
+      );
+    }
+  });
+});

@@ -8,6 +8,7 @@ import {
 } from "@pablo/kernel";
 import Type from "typebox";
 import { activationAccesses, readActivation } from "./activate.js";
+import { allowedToolsLayer } from "./allowed-tools.js";
 import { SkillCode } from "./codes.js";
 import { DEFAULT_MAX_CONTEXT_BYTES, DEFAULT_MAX_SKILL_BYTES } from "./limits.js";
 import { notFoundMessage, resolveSkill } from "./resolve.js";
@@ -39,6 +40,11 @@ export interface SkillToolConfig {
   readonly maxSkillBytes?: number;
   /** Skills the deployment activated before the session started; they count against the bound. */
   readonly active?: readonly ActivatedSkill[];
+  /**
+   * When set (a deployment's `restrict_to_allowed_tools`), activating a skill that declares
+   * allowed-tools narrows the session to them, plus `alsoAllow`. It only ever restricts.
+   */
+  readonly restrictToAllowedTools?: { readonly alsoAllow: readonly string[] };
 }
 
 interface SessionSkills {
@@ -108,6 +114,13 @@ export function createSkillTool(config: SkillToolConfig): ToolDefinition<typeof 
       }
       state.used = used + activated.instructionBytes;
       state.active.set(activated.id, activated.instructionBytes);
+      const restriction = config.restrictToAllowedTools
+        ? allowedToolsLayer([skill], {
+            id: `skills.allowed-tools.${activated.id.replace(/[^A-Za-z0-9._-]/g, ".")}`,
+            alsoAllow: [SKILL_TOOL_NAME, ...config.restrictToAllowedTools.alsoAllow],
+          }).layer
+        : undefined;
+      if (restriction) ctx.narrow(restriction);
       const data: JsonValue = {
         skill: activated.id,
         name: activated.name,

@@ -28,5 +28,8 @@ export function directContext(options: {
       if (!state.has(key)) state.set(key, init());
       return state.get(key) as T;
     },
+    narrow: () => {
+      throw new Error("the fs tools never narrow their session");
+    },
   };
 }
