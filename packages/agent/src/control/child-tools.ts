@@ -14,6 +14,15 @@ const ChildId = Type.String({
  * state and accounting, child_handoff promotes its one validated result into the conversation.
  * A child's answer stays with the supervisor until it is handed off.
  */
+/** What the three child tools share: low risk, the `child` effect, Agent mode only, scoped to children. */
+const CHILD_TOOL = {
+  risk: "low",
+  effects: ["child"],
+  category: "external",
+  mutates: false,
+  scope: [{ dimension: "child", value: "child" }],
+} as const satisfies Pick<ToolDefinition, "risk" | "effects" | "category" | "mutates" | "scope">;
+
 export function childTools(hub: AgentControlHub): ToolDefinition[] {
   return [
     defineTool({
@@ -26,11 +35,7 @@ export function childTools(hub: AgentControlHub): ToolDefinition[] {
         { task: Type.String({ minLength: 1, maxLength: 100_000, description: "The complete sub-task." }) },
         { additionalProperties: false },
       ),
-      risk: "low",
-      effects: ["child"],
-      category: "external",
-      mutates: false,
-      scope: [{ dimension: "child", value: "child" }],
+      ...CHILD_TOOL,
       execute: async (args, ctx) =>
         withRuntime(hub, ctx, "child_start", (runtime) => runtime.startChild(args.task, ctx)),
     }),
@@ -53,11 +58,7 @@ export function childTools(hub: AgentControlHub): ToolDefinition[] {
         },
         { additionalProperties: false },
       ),
-      risk: "low",
-      effects: ["child"],
-      category: "external",
-      mutates: false,
-      scope: [{ dimension: "child", value: "child" }],
+      ...CHILD_TOOL,
       execute: async (args, ctx) =>
         withRuntime(hub, ctx, "child_wait", (runtime) =>
           runtime.waitChild(args.child, args.timeout_ms ?? 600_000, ctx),
@@ -81,11 +82,7 @@ export function childTools(hub: AgentControlHub): ToolDefinition[] {
         },
         { additionalProperties: false },
       ),
-      risk: "low",
-      effects: ["child"],
-      category: "external",
-      mutates: false,
-      scope: [{ dimension: "child", value: "child" }],
+      ...CHILD_TOOL,
       execute: async (args, ctx) =>
         withRuntime(hub, ctx, "child_handoff", (runtime) => runtime.handoff(args.child, args.artifact, ctx)),
     }),
