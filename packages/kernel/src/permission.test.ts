@@ -24,6 +24,7 @@ describe("permission modes (seed 001 section 6)", () => {
       ["high", "write", { ask: "ask", "accept-edits": "none", auto: "none" }],
       ["high", "process", { ask: "ask", "accept-edits": "ask", auto: "none" }],
       ["medium", "plugin", { ask: "ask", "accept-edits": "ask", auto: "none" }],
+      ["low", "plugin", { ask: "ask", "accept-edits": "ask", auto: "none" }],
       ["medium", "external", { ask: "ask", "accept-edits": "ask", auto: "none" }],
     ];
     for (const [risk, category, expected] of rows) {

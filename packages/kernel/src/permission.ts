@@ -65,7 +65,7 @@ export interface PermissionSubject {
 /**
  * Pure decision of seed 001 section 6: low risk runs; writes are confirmed under `ask` and
  * automatic under `accept-edits` and `auto`; processes, plugins and medium-risk tools are
- * confirmed except under `auto`; an explicit outside path is confirmed except under `auto`;
+ * confirmed except under `auto` (plugin tools whatever risk their manifest claims); an explicit outside path is confirmed except under `auto`;
  * writes that land only in the scratch root never prompt.
  */
 export function permissionNeed(profile: PermissionProfile, subject: PermissionSubject): PermissionNeed {
@@ -98,7 +98,11 @@ export function permissionNeed(profile: PermissionProfile, subject: PermissionSu
   ) {
     return { need: "none", rule: "permission.scratch" };
   }
-  if (subject.risk === "low") return { need: "none", rule: "permission.low-risk" };
+  // Seed 001's matrix confirms plugin tools under ask and accept-edits whatever their manifest
+  // says: a third party's own risk label is not the host's judgement.
+  if (subject.risk === "low" && subject.category !== "plugin") {
+    return { need: "none", rule: "permission.low-risk" };
+  }
   if (mode === "auto") return { need: "none", rule: "permission.auto" };
   if (subject.category === "write" && subject.risk === "high" && mode === "accept-edits") {
     return { need: "none", rule: "permission.accept-edits" };
