@@ -106,12 +106,21 @@ describe("a third-party plugin from scaffold to a distribution", () => {
     ]);
 
     const audit = new MemoryAuditSink();
-    const session = createKernel({ audit }).openSession({
+    // A plugin tool is confirmed under ask whatever its manifest's risk: the user says yes once.
+    const asked: string[] = [];
+    const broker = {
+      request: async (request: { tool: string }) => {
+        asked.push(request.tool);
+        return "allow-once" as const;
+      },
+    };
+    const session = createKernel({ audit, broker }).openSession({
       catalog: createCatalog(loaded.tools),
       permission: { mode: "ask" },
     });
     const { result } = await session.call({ tool: "plugin_greeter_greet", args: '{"name":"Grace"}' });
     expect(result).toEqual({ ok: true, data: { greeting: "Hello, Grace!" } });
+    expect(asked).toEqual(["plugin.greeter.greet"]);
     expect(audit.records).toMatchObject([{ tool: "plugin.greeter.greet", decision: "allow", ok: true }]);
   }, 240_000);
 });
