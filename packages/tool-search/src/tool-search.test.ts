@@ -93,19 +93,66 @@ describe("ToolSearch", () => {
   it("never lists, finds or loads a tool that policy denies", async () => {
     const { search, session, names, audit } = setup();
     expect(search.catalogText(session)).not.toContain("secrets");
-    for (const query of ["secrets_dump", "secrets.dump", "dump every stored secret from the vault"]) {
-      const { result } = await session.call({ tool: "ToolSearch", args: { query } });
-      expect(JSON.stringify(result)).not.toContain("secrets");
-    }
+    const { result } = await session.call({
+      tool: "ToolSearch",
+      args: { query: "dump every stored secret from the vault" },
+    });
+    expect(JSON.stringify(result)).not.toContain("secrets");
     expect(audit.records.flatMap((r) => r.notes?.["loaded"] ?? [])).not.toContain("secrets_dump");
     expect(names()).not.toContain("secrets_dump");
+  });
+
+  it("answers an exact name that policy excludes with its rule, and loads nothing in its place", async () => {
+    for (const query of ["secrets_dump", "secrets.dump", "select:secrets_dump", "SECRETS_DUMP"]) {
+      const { session, names, audit } = setup();
+      const { result } = await session.call({ tool: "ToolSearch", args: { query } });
+      expect(result).toEqual({
+        ok: true,
+        data: {
+          loaded: [],
+          unavailable: [
+            { name: query.replace("select:", ""), reason: "not available: deployment/no-secrets" },
+          ],
+          note: "Nothing was loaded: the tools you named are not available in this session.",
+        },
+      });
+      expect(audit.records.at(-1)?.notes).toMatchObject({ loaded: [], matches: 0 });
+      expect(names()).toEqual(["fs_read", "ToolSearch"]);
+    }
+  });
+
+  it("loads the admitted names of a list and reports the excluded and always-on ones", async () => {
+    const { session, names } = setup();
+    const { result } = await session.call({
+      tool: "ToolSearch",
+      args: { query: "fs_glob, secrets_dump, fs_read" },
+    });
+    expect(result).toEqual({
+      ok: true,
+      data: {
+        loaded: [{ name: "fs_glob", summary: "List files by pattern" }],
+        unavailable: [
+          { name: "secrets_dump", reason: "not available: deployment/no-secrets" },
+          { name: "fs_read", reason: "already available: it is not an on-demand tool" },
+        ],
+        note: "These tools can be called from your next turn.",
+      },
+    });
+    expect(names()).toEqual(["fs_glob", "fs_read", "ToolSearch"]);
   });
 
   it("hides plugin tools in Plan mode, and drops loaded ones when the mode changes", async () => {
     const plan = setup({}, "plan");
     expect(plan.search.catalogText(plan.session)).not.toContain("plugin_");
     const { result } = await plan.session.call({ tool: "ToolSearch", args: { query: "plugin_web_fetch" } });
-    expect(JSON.stringify(result)).not.toContain("plugin_web_fetch");
+    expect(result).toMatchObject({
+      ok: true,
+      data: {
+        loaded: [],
+        unavailable: [{ name: "plugin_web_fetch", reason: "not available: mode/mode.plan.plugin" }],
+      },
+    });
+    expect(plan.names()).not.toContain("plugin_web_fetch");
 
     const agent = setup();
     await agent.session.call({ tool: "ToolSearch", args: { query: "plugin_web_fetch" } });

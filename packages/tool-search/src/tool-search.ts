@@ -1,4 +1,5 @@
 import { type CatalogEntry, isDeferred, type Session, type ToolDefinition } from "@pablo/kernel";
+import type { AttachedSession } from "./attached-session.js";
 import { type CatalogTextOptions, onDemandCatalog } from "./catalog-text.js";
 import { DeferredToolSet } from "./deferred-set.js";
 import { documentOf } from "./document.js";
@@ -13,13 +14,7 @@ export interface ToolSearchOptions {
   readonly catalog?: CatalogTextOptions;
 }
 
-/** What ToolSearch knows about one attached session. */
-export interface AttachedSession {
-  readonly session: Session;
-  readonly set: DeferredToolSet;
-  /** The index over the deferred tools this session may see in its current mode. */
-  index(): ToolIndex;
-}
+export type { AttachedSession } from "./attached-session.js";
 
 /**
  * Deferred loading for the sessions of one catalog. Put `tool` in the catalog, `attach` each

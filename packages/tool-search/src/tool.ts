@@ -1,7 +1,7 @@
 import { defineTool, ErrorCode, fail, type ToolDefinition } from "@pablo/kernel";
 import Type from "typebox";
+import type { AttachedSession } from "./attached-session.js";
 import type { SearchDocument } from "./document.js";
-import type { AttachedSession } from "./tool-search.js";
 
 export type ToolSearchOutput = "json" | "tool_reference";
 
@@ -49,11 +49,16 @@ export function createToolSearchTool(options: ToolSearchToolOptions): ToolDefini
       if (!attached) return fail(ErrorCode.TOOL_FAILED, "ToolSearch is not available in this session");
       const limit = Math.min(args.limit ?? options.maxResults, options.maxResults);
       const index = attached.index();
-      const matches =
-        exactMatches(args.query, index) ?? index.search(args.query, limit).map((h) => h.document);
+      const named = exactNames(args.query, index, attached);
+      const matches = named ? named.found : index.search(args.query, limit).map((h) => h.document);
+      const unavailable = named?.unavailable ?? [];
       const names = matches.map((d) => d.providerName);
       attached.set.activate(ctx.promptId, names);
-      const notes = { loaded: names, matches: names.length };
+      const notes = {
+        loaded: names,
+        matches: names.length,
+        ...(unavailable.length > 0 ? { unavailable: unavailable.map((u) => u.name) } : {}),
+      };
       if (options.output === "tool_reference") {
         return {
           ok: true,
@@ -65,10 +70,13 @@ export function createToolSearchTool(options: ToolSearchToolOptions): ToolDefini
         ok: true,
         data: {
           loaded: matches.map((d) => ({ name: d.providerName, summary: d.summary })),
+          ...(unavailable.length > 0 ? { unavailable } : {}),
           note:
             names.length > 0
               ? "These tools can be called from your next turn."
-              : "No on-demand tool matches. Try other words, or an exact name from the On-demand tools list.",
+              : unavailable.length > 0
+                ? "Nothing was loaded: the tools you named are not available in this session."
+                : "No on-demand tool matches. Try other words, or an exact name from the On-demand tools list.",
         },
         auditNotes: notes,
       };
@@ -76,19 +84,47 @@ export function createToolSearchTool(options: ToolSearchToolOptions): ToolDefini
   });
 }
 
-/** Exact names: `name`, `a, b` or `select:a,b`. Undefined unless every part names a tool. */
-function exactMatches(
+/** A tool the model named exactly that this session may not load, with the rule that says so. */
+export type UnavailableTool = { readonly name: string; readonly reason: string };
+
+/**
+ * Exact names: `name`, `a, b` or `select:a,b`. Undefined unless every part names a catalog tool:
+ * a loadable deferred one (found), or one that policy, the mode or its always-on status keeps out
+ * of the on-demand set (unavailable, with the rule). A name that is not admitted never falls
+ * through to a capability search, which would load some other tool in its place.
+ */
+function exactNames(
   query: string,
   index: { exact(name: string): SearchDocument | undefined },
-): SearchDocument[] | undefined {
+  attached: AttachedSession,
+): { found: SearchDocument[]; unavailable: UnavailableTool[] } | undefined {
   const parts = query
     .replace(/^\s*select:/i, "")
     .split(",")
     .map((p) => p.trim())
     .filter((p) => p.length > 0);
   if (parts.length === 0 || parts.length > 20) return undefined;
-  const found = parts.map((p) => index.exact(p));
-  return found.every((d) => d !== undefined)
-    ? [...new Map(found.map((d) => [d.providerName, d])).values()]
-    : undefined;
+  const found = new Map<string, SearchDocument>();
+  const unavailable: UnavailableTool[] = [];
+  let visibility: ReturnType<AttachedSession["session"]["visibility"]> | undefined;
+  for (const part of parts) {
+    const document = index.exact(part);
+    if (document) {
+      found.set(document.providerName, document);
+      continue;
+    }
+    visibility ??= attached.session.visibility();
+    const wanted = part.toLowerCase();
+    const entry = visibility.find(
+      (v) => v.entry.providerName.toLowerCase() === wanted || v.entry.name.toLowerCase() === wanted,
+    );
+    if (!entry) return undefined;
+    unavailable.push({
+      name: part,
+      reason: entry.visible
+        ? "already available: it is not an on-demand tool"
+        : `not available: ${entry.decision.layer}/${entry.decision.rule}`,
+    });
+  }
+  return { found: [...found.values()], unavailable };
 }
