@@ -6,10 +6,11 @@ import {
   matchCommand,
   matchExecutable,
   matchName,
+  matchNet,
   matchPath,
-  matchUrl,
-  parseDestination,
+  urlPrefixProblem,
 } from "./matchers.js";
+import { checkCanonicalUrl, NET_CANONICAL_RULE, printable } from "./net-url.js";
 import {
   type AnyRule,
   type AuthorityLayer,
@@ -73,6 +74,14 @@ export function evaluateInLayer(layer: AuthorityLayer, access: Access): Decision
     reason,
     dimension,
   });
+  // Every layer refuses a URL with more than one reading, restricted or not, so neither an allow
+  // nor a deny list is ever compared with a spelling a server could read differently.
+  if (access.dimension === "net") {
+    const url = checkCanonicalUrl(access.url);
+    if (!url.ok) {
+      return decide("deny", NET_CANONICAL_RULE, `net ${printable(access.url)}: ${url.code}: ${url.reason}`);
+    }
+  }
   if (!policy) return decide("allow", DEFAULT_RULE, `${what}: not restricted by this layer`);
 
   if (isPathAccess(access) && !isCanonicalAbsolutePath(access.path)) {
@@ -154,12 +163,7 @@ function ruleProblem(dimension: Dimension, rule: AnyRule): string | undefined {
   if ("executable" in rule && !isCanonicalAbsolutePath(rule.executable)) {
     return `executable must be an absolute path, got ${JSON.stringify(rule.executable)}`;
   }
-  if ("prefix" in rule && !parseDestination(rule.prefix)) {
-    return `prefix is not a URL: ${JSON.stringify(rule.prefix)}`;
-  }
-  if (dimension === "net" && "prefix" in rule && /%(2f|5c|2e)/i.test(rule.prefix)) {
-    return "prefix must not contain encoded separators or dots";
-  }
+  if (dimension === "net" && "prefix" in rule) return urlPrefixProblem(rule.prefix);
   return undefined;
 }
 
@@ -197,12 +201,8 @@ function ruleMatches(rule: AnyRule, access: Access, forDeny: boolean): boolean {
         "argv" in access &&
         matchCommand(rule as CommandRule, access.executable, access.argv)
       );
-    case "net": {
-      const url = parseDestination(access.url);
-      // An unparseable URL matches every deny rule and no allow rule.
-      if (!url) return forDeny;
-      return "prefix" in rule && matchUrl(rule as UrlRule, url, forDeny);
-    }
+    case "net":
+      return "prefix" in rule && matchNet(rule as UrlRule, access.url, forDeny);
     default:
       return "match" in rule && matchName(rule as NameRule, access.value);
   }

@@ -16,11 +16,17 @@ export type { JsonObject, JsonValue } from "./json.js";
 export { canonicalJson, utf8ByteLength } from "./json.js";
 export type { BudgetGrant, BudgetRefusal, Limits } from "./limits.js";
 export { Budget, DEFAULT_LIMITS, LimitsSchema, resolveLimits } from "./limits.js";
-export type { ParsedDestination } from "./matchers.js";
-export { isCanonicalAbsolutePath, matchUrl, parseDestination } from "./matchers.js";
+export { isCanonicalAbsolutePath, matchNet, matchUrl } from "./matchers.js";
 export type { ModeVerdict } from "./modes.js";
 export { modeGate } from "./modes.js";
 export { isValidNativeName, PROVIDER_NAME_PATTERN, providerNameFor, withHashSuffix } from "./names.js";
+export {
+  type CanonicalUrl,
+  checkCanonicalUrl,
+  NET_CANONICAL_RULE,
+  type UrlCheck,
+  UrlCode,
+} from "./net-url.js";
 export type {
   PermissionAnswer,
   PermissionBroker,

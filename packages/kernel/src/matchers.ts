@@ -1,3 +1,4 @@
+import { type CanonicalUrl, checkCanonicalUrl, type UrlCheck } from "./net-url.js";
 import type { CommandRule, NameRule, PathRule, UrlRule } from "./policy-schema.js";
 
 /** `pattern` equals `value`, where each `*` in the pattern stands for any run of characters. */
@@ -45,55 +46,73 @@ export function matchCommand(rule: CommandRule, executable: string, argv: readon
   return rule.args.every((arg, i) => argv[i] === arg);
 }
 
-/** The parts of a URL that destination policy compares; never the raw string. */
-export interface ParsedDestination {
-  readonly protocol: string;
-  readonly host: string;
-  readonly port: string;
-  readonly segments: readonly string[];
-  /** Encoded separators or dots a server might decode into a different path. */
-  readonly ambiguousPath: boolean;
-}
-
-const DEFAULT_PORTS: Readonly<Record<string, string>> = {
-  "http:": "80",
-  "https:": "443",
-  "ws:": "80",
-  "wss:": "443",
-};
-
-/** Parses a URL for destination policy, or returns undefined when it is not a URL. */
-export function parseDestination(text: string): ParsedDestination | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return undefined;
+/**
+ * The URL lies under the rule's prefix: same scheme, host and effective port (an explicit default
+ * port is the same origin as none), and the rule's path segments lead the URL's. Both sides must
+ * be canonical ({@link checkCanonicalUrl}); userinfo, query and fragment play no part.
+ *
+ * Allow and deny read a prefix differently, each in the stricter direction. An allow prefix
+ * ending in `/` admits only what lies inside that directory (`/v1/` admits `/v1/x`, not `/v1`,
+ * nor `/v1?x`); a deny prefix also refuses the directory's own name, and compares segments
+ * without their `;parameters`, so `/v1/admin;x` cannot pass a deny of `/v1/admin` on a server
+ * that strips them.
+ */
+export function matchUrl(rule: UrlRule, url: CanonicalUrl, forDeny: boolean): boolean {
+  const prefix = canonicalCached(rule.prefix);
+  // A prefix that is not canonical (a layer that skipped defineLayer) matches every deny, no allow.
+  if (!prefix.ok) return forDeny;
+  const { protocol, hostname, port, segments } = prefix.url;
+  if (protocol !== url.protocol || hostname !== url.hostname || port !== url.port) return false;
+  const directory = segments[segments.length - 1] === "";
+  const named = directory ? segments.length - 1 : segments.length;
+  if (url.segments.length < (directory && !forDeny ? segments.length : named)) return false;
+  for (let i = 0; i < named; i++) {
+    const want = segments[i] ?? "";
+    const have = url.segments[i] ?? "";
+    if (forDeny ? withoutParameters(want) !== withoutParameters(have) : want !== have) return false;
   }
-  const host = url.hostname.toLowerCase().replace(/\.+$/, "");
-  const port = url.port === "" ? (DEFAULT_PORTS[url.protocol] ?? "") : url.port;
-  // Percent-encoded unreserved characters mean the same as the characters (RFC 3986, 6.2.2.2).
-  const pathname = url.pathname.replace(/%([0-9a-f]{2})/gi, (encoded, hex: string) => {
-    const char = String.fromCharCode(Number.parseInt(hex, 16));
-    return /[A-Za-z0-9_~-]/.test(char) ? char : encoded.toUpperCase();
-  });
-  // Empty segments are dropped: servers commonly collapse `//`.
-  const segments = pathname.split("/").filter((s) => s !== "");
-  const ambiguousPath = /%(2F|5C|2E|00)/.test(pathname);
-  return { protocol: url.protocol, host, port, segments, ambiguousPath };
+  return true;
 }
 
 /**
- * The URL lies under the rule's prefix: same scheme, host and effective port, and the rule's path
- * segments are a prefix of the URL's. Userinfo, query and fragment play no part. A URL whose path
- * carries encoded separators or dots matches an allow rule only when the rule covers the whole
- * origin, and always matches a deny rule for its origin (`forDeny`).
+ * Whether a `net` access matches a rule, deciding on the canonical URL. A URL that is not
+ * canonical matches every deny rule and no allow rule; authority refuses it before any rule.
  */
-export function matchUrl(rule: UrlRule, url: ParsedDestination, forDeny: boolean): boolean {
-  const prefix = parseDestination(rule.prefix);
-  if (!prefix) return false;
-  if (prefix.protocol !== url.protocol || prefix.host !== url.host || prefix.port !== url.port) return false;
-  if (url.ambiguousPath) return forDeny || prefix.segments.length === 0;
-  if (url.segments.length < prefix.segments.length) return false;
-  return prefix.segments.every((segment, i) => url.segments[i] === segment);
+export function matchNet(rule: UrlRule, rawUrl: string, forDeny: boolean): boolean {
+  const url = canonicalCached(rawUrl);
+  return url.ok ? matchUrl(rule, url.url, forDeny) : forDeny;
+}
+
+/** Why `prefix` cannot be a `net` rule, or undefined when it can. */
+export function urlPrefixProblem(prefix: string): string | undefined {
+  const check = canonicalCached(prefix);
+  if (!check.ok) {
+    return check.code === "URL_INVALID"
+      ? `prefix is not a URL: ${JSON.stringify(prefix)} (${check.code}: ${check.reason})`
+      : `prefix is not canonical: ${JSON.stringify(prefix)} (${check.code}: ${check.reason})`;
+  }
+  // A prefix names an origin and a path; anything else would be silently ignored by matching.
+  if (/^[^/]*\/\/[^/?#]*@/.test(prefix) || /[?#]/.test(prefix)) {
+    return `prefix must not carry user information, a query or a fragment: ${JSON.stringify(prefix)}`;
+  }
+  return undefined;
+}
+
+function withoutParameters(segment: string): string {
+  const semicolon = segment.indexOf(";");
+  return semicolon < 0 ? segment : segment.slice(0, semicolon);
+}
+
+// Rule prefixes are re-read on every decision; a small bounded memo keeps that cheap while
+// leaving matching a pure function of its inputs.
+const memo = new Map<string, UrlCheck>();
+
+function canonicalCached(raw: string): UrlCheck {
+  let check = memo.get(raw);
+  if (check === undefined) {
+    check = checkCanonicalUrl(raw);
+    if (memo.size >= 1024) memo.clear();
+    memo.set(raw, check);
+  }
+  return check;
 }
