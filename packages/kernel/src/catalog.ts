@@ -3,11 +3,11 @@ import { HostErrorCode, PabloError } from "./errors.js";
 import { canonicalJson } from "./json.js";
 import { isValidNativeName, PROVIDER_NAME_PATTERN, providerNameFor } from "./names.js";
 import { compileValidator, findOpenObject, toJsonSchema, type Validator } from "./schema.js";
-import type { ToolDefinition, ToolProvider } from "./tool.js";
+import type { AnyToolDefinition, ToolProvider } from "./tool.js";
 
 /** A registered tool with everything dispatch needs precomputed once. */
 export interface CatalogEntry {
-  readonly definition: ToolDefinition;
+  readonly definition: AnyToolDefinition;
   readonly name: string;
   readonly providerName: string;
   /** The input schema as plain JSON Schema, exactly what a model is sent. */
@@ -45,7 +45,7 @@ export class CatalogBuilder {
   #frozen = false;
 
   /** Registers a tool or throws `OPEN_SCHEMA`, `INVALID_NAME`, `NAME_COLLISION`, `INVALID_TOOL_DEFINITION`. */
-  add(definition: ToolDefinition): this {
+  add(definition: AnyToolDefinition): this {
     if (this.#frozen) throw new PabloError(HostErrorCode.CATALOG_FROZEN, "the catalog is frozen");
     const entry = prepareEntry(definition);
     const existingNative = this.#byName.get(entry.name);
@@ -68,7 +68,7 @@ export class CatalogBuilder {
   }
 
   /** Like {@link add}, but returns a diagnostic instead of throwing. */
-  tryAdd(definition: ToolDefinition, source: string): CatalogDiagnostic | undefined {
+  tryAdd(definition: AnyToolDefinition, source: string): CatalogDiagnostic | undefined {
     try {
       this.add(definition);
       return undefined;
@@ -82,11 +82,15 @@ export class CatalogBuilder {
   async addProviders(providers: readonly ToolProvider[]): Promise<CatalogDiagnostic[]> {
     const diagnostics: CatalogDiagnostic[] = [];
     for (const provider of providers) {
-      let tools: readonly ToolDefinition[];
+      let tools: readonly AnyToolDefinition[];
       try {
         tools = await provider.tools();
       } catch (error) {
-        diagnostics.push({ source: provider.id, code: "PROVIDER_FAILED", message: errorMessage(error) });
+        diagnostics.push({
+          source: provider.id,
+          code: HostErrorCode.PROVIDER_FAILED,
+          message: errorMessage(error),
+        });
         continue;
       }
       for (const tool of tools) {
@@ -112,13 +116,13 @@ export class CatalogBuilder {
 }
 
 /** Builds a frozen catalog from tool definitions; throws on the first bad one. */
-export function createCatalog(definitions: readonly ToolDefinition[]): Catalog {
+export function createCatalog(definitions: readonly AnyToolDefinition[]): Catalog {
   const builder = new CatalogBuilder();
   for (const definition of definitions) builder.add(definition);
   return builder.build();
 }
 
-function prepareEntry(definition: ToolDefinition): CatalogEntry {
+function prepareEntry(definition: AnyToolDefinition): CatalogEntry {
   const name = definition?.name;
   if (typeof name !== "string" || !isValidNativeName(name)) {
     throw new PabloError(HostErrorCode.INVALID_NAME, `invalid native tool name ${JSON.stringify(name)}`);

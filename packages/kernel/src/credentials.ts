@@ -1,3 +1,5 @@
+import type { CredentialErrorCode } from "./errors.js";
+
 /**
  * How a package asks for a secret. Credentials resolve only for their named consumer and exact
  * destination (seed 002): a credential configured for consumer `mcp.environment` of server
@@ -16,7 +18,7 @@ export type CredentialResolution =
   | { readonly ok: true; readonly value: string }
   | {
       readonly ok: false;
-      readonly code: "CREDENTIAL_NOT_FOUND" | "CREDENTIAL_SCOPE" | "CREDENTIAL_UNAVAILABLE";
+      readonly code: CredentialErrorCode;
       readonly message: string;
     };
 

@@ -1,6 +1,10 @@
 /**
- * Stable error codes. A code names one meaning forever: add codes, never reuse one for another
+ * The kernel's error register: every code the kernel emits or defines for the framework, each with
+ * its one meaning. A code names one meaning forever: add codes, never reuse one for another
  * meaning. Codes are what a model, a host and a test may branch on; messages are for people.
+ * `errors.test.ts` fails on a code literal in the kernel's sources that is not registered here.
+ *
+ * Result codes shared by the framework (tools in other packages return them too).
  */
 export const ErrorCode = {
   /** Arguments failed the closed schema, or a value is out of range. */
@@ -53,9 +57,34 @@ export const ErrorCode = {
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
+/** The result codes the kernel registers. */
+export type KernelErrorCode = ErrorCode;
+
+/**
+ * Every registered result code, as the keys of one interface. A package registers its own codes
+ * by declaration merging, next to its own register:
+ *
+ * ```ts
+ * export const FsErrorCode = { STALE_READ: "STALE_READ" } as const;
+ * declare module "@pablo/kernel" {
+ *   interface ErrorCodeRegistry extends Record<(typeof FsErrorCode)[keyof typeof FsErrorCode], true> {}
+ * }
+ * ```
+ */
+export interface ErrorCodeRegistry extends Record<KernelErrorCode, true> {}
+
+/** A code some package registered in {@link ErrorCodeRegistry}. */
+export type RegisteredErrorCode = keyof ErrorCodeRegistry;
+
+/**
+ * The type of `ToolErrorInfo["code"]`. `(string & {})` keeps codes that no package has registered
+ * yet compiling (editors still complete the registered ones); it goes once every package registers.
+ */
+export type ToolErrorCode = RegisteredErrorCode | (string & {});
+
 /** What a model receives when a call fails: a stable code, a message, optional details. */
 export interface ToolErrorInfo {
-  readonly code: ErrorCode | (string & {});
+  readonly code: ToolErrorCode;
   readonly message: string;
   readonly details?: Readonly<Record<string, unknown>>;
   /** The agent loop should stop after reporting this result (seed 001, 4d). */
@@ -79,15 +108,39 @@ export class PabloError extends Error {
   }
 }
 
-/** Host-fault codes thrown as {@link PabloError}. */
+/**
+ * Host-fault codes thrown as {@link PabloError}, or reported as catalog diagnostics by
+ * `CatalogBuilder.tryAdd` and `addProviders`.
+ */
 export const HostErrorCode = {
+  /** A tool definition lacks `execute`, has an invalid risk, or its schema does not compile. */
   INVALID_TOOL_DEFINITION: "INVALID_TOOL_DEFINITION",
+  /** An input schema is not an object schema or has an object without `additionalProperties: false`. */
   OPEN_SCHEMA: "OPEN_SCHEMA",
+  /** Two tools share a native name, or their provider names collide. */
   NAME_COLLISION: "NAME_COLLISION",
+  /** A native or provider name is not of the allowed shape. */
   INVALID_NAME: "INVALID_NAME",
+  /** A tool was added to a catalog after `build()` froze it. */
   CATALOG_FROZEN: "CATALOG_FROZEN",
+  /** An authority layer failed validation (schema, duplicate rule ID, path or URL). */
   INVALID_POLICY: "INVALID_POLICY",
+  /** A path escape reached execution; the only fault that propagates out of `Session.call`. */
   CONTAINMENT_VIOLATION: "CONTAINMENT_VIOLATION",
+  /** A tool provider's `tools()` threw; reported as a catalog diagnostic, never thrown. */
+  PROVIDER_FAILED: "PROVIDER_FAILED",
 } as const;
 
 export type HostErrorCode = (typeof HostErrorCode)[keyof typeof HostErrorCode];
+
+/** Codes of a refused `CredentialResolution`, defined here for every resolver to use. */
+export const CredentialErrorCode = {
+  /** No credential has that name. */
+  CREDENTIAL_NOT_FOUND: "CREDENTIAL_NOT_FOUND",
+  /** The credential exists but is not configured for this consumer and destination. */
+  CREDENTIAL_SCOPE: "CREDENTIAL_SCOPE",
+  /** The credential's source (an environment variable, a file) has no value. */
+  CREDENTIAL_UNAVAILABLE: "CREDENTIAL_UNAVAILABLE",
+} as const;
+
+export type CredentialErrorCode = (typeof CredentialErrorCode)[keyof typeof CredentialErrorCode];

@@ -1,4 +1,5 @@
 import type { JsonValue } from "./json.js";
+import type { ToolResult } from "./tool.js";
 
 /**
  * Native events. Without content capture they carry operational facts only: names, decisions,
@@ -33,7 +34,8 @@ export type KernelEvent =
       readonly errorCode?: string;
       readonly durationMs: number;
       readonly truncated: boolean;
-      readonly result?: JsonValue;
+      /** The result as the tool returned it (before bounding); only with content capture on. */
+      readonly result?: ToolResult;
     }
   | {
       readonly type: "tool.denied";

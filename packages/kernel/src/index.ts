@@ -5,15 +5,32 @@ export { MemoryAuditSink } from "./audit.js";
 export type { Decision } from "./authority.js";
 export { DEFAULT_RULE, defineLayer, evaluateAuthority, evaluateInLayer, layerRules } from "./authority.js";
 export { boundResult, MIN_RESULT_BOUND } from "./bound.js";
+export { CancelledError } from "./cancellation.js";
 export type { Catalog, CatalogDiagnostic, CatalogEntry } from "./catalog.js";
 export { CatalogBuilder, createCatalog } from "./catalog.js";
 export type { CredentialResolution, CredentialResolver, CredentialUse } from "./credentials.js";
-export type { ToolErrorInfo } from "./errors.js";
-export { ErrorCode, HostErrorCode, PabloError } from "./errors.js";
+export type {
+  ErrorCodeRegistry,
+  KernelErrorCode,
+  RegisteredErrorCode,
+  ToolErrorCode,
+  ToolErrorInfo,
+} from "./errors.js";
+export { CredentialErrorCode, ErrorCode, HostErrorCode, PabloError } from "./errors.js";
 export type { EventSink, KernelEvent } from "./events.js";
 export { MemoryEventSink } from "./events.js";
 export type { JsonObject, JsonValue } from "./json.js";
 export { canonicalJson, utf8ByteLength } from "./json.js";
+export type {
+  CallOutcome,
+  CallRequest,
+  DryRunDecision,
+  Kernel,
+  KernelOptions,
+  SessionOptions,
+  ToolVisibility,
+} from "./kernel.js";
+export { createKernel } from "./kernel.js";
 export type { BudgetGrant, BudgetRefusal, Limits } from "./limits.js";
 export { Budget, DEFAULT_LIMITS, LimitsSchema, resolveLimits } from "./limits.js";
 export { isCanonicalAbsolutePath, matchNet, matchUrl } from "./matchers.js";
@@ -60,30 +77,25 @@ export {
 export { REDACTED, redactedPreview, redactText, redactValue } from "./redact.js";
 export type { SchemaIssue, Validator } from "./schema.js";
 export { compileValidator, findOpenObject, toJsonSchema } from "./schema.js";
-export type {
-  CallOutcome,
-  CallRequest,
-  DryRunDecision,
-  Kernel,
-  KernelOptions,
-  SessionOptions,
-  ToolVisibility,
-} from "./session.js";
-export { CancelledError, createKernel, Session } from "./session.js";
+export { Session } from "./session.js";
 export { staticAccesses } from "./stages.js";
 export type {
+  AnyToolDefinition,
   AuditNotes,
   Effect,
   OperatingMode,
+  PlannedAccesses,
   Risk,
+  StateKey,
   ToolCategory,
   ToolContext,
   ToolDefinition,
   ToolFailure,
+  ToolMetadata,
   ToolProgress,
   ToolProvider,
   ToolResult,
   ToolSuccess,
   TruncationInfo,
 } from "./tool.js";
-export { defineTool, fail, isDeferred, ok } from "./tool.js";
+export { defineTool, fail, isDeferred, ok, stateKey } from "./tool.js";

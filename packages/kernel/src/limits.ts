@@ -54,6 +54,8 @@ export function resolveLimits(overrides?: Partial<Limits>): Limits {
 export type BudgetRefusal = { readonly ok: false; readonly reason: string };
 export type BudgetGrant = { readonly ok: true };
 
+const GRANTED: BudgetGrant = Object.freeze({ ok: true });
+
 /**
  * The budgets of one run, shared by the root session and its children: counts and the deadline
  * are spent together, never reset per child.
@@ -108,6 +110,13 @@ export class Budget {
    * passed, and when no model call remains to read the tool's result.
    */
   takeToolCall(): BudgetGrant | BudgetRefusal {
+    const check = this.checkToolCall();
+    if (check.ok) this.#toolCalls++;
+    return check;
+  }
+
+  /** What {@link takeToolCall} would answer now, spending nothing (a dry run asks this). */
+  checkToolCall(): BudgetGrant | BudgetRefusal {
     if (this.#now() >= this.deadline) return { ok: false, reason: "the run deadline has passed" };
     if (this.limits.toolCalls !== null && this.#toolCalls >= this.limits.toolCalls) {
       return {
@@ -118,8 +127,7 @@ export class Budget {
     if (this.modelCallsRemaining() <= 0) {
       return { ok: false, reason: "no model call remains to read the tool's result" };
     }
-    this.#toolCalls++;
-    return { ok: true };
+    return GRANTED;
   }
 
   /** Counts one native event; false once the event budget is spent (the event is dropped). */

@@ -1,8 +1,8 @@
 import type { Access } from "./access.js";
 import { type Decision, evaluateAuthority } from "./authority.js";
 import type { Catalog, CatalogEntry } from "./catalog.js";
-import { ErrorCode } from "./errors.js";
-import { utf8ByteLength } from "./json.js";
+import { ErrorCode, HostErrorCode, PabloError } from "./errors.js";
+import { type JsonValue, utf8ByteLength } from "./json.js";
 import { modeGate } from "./modes.js";
 import type { AuthorityLayer } from "./policy-schema.js";
 import { fail, type OperatingMode, type ToolContext, type ToolFailure } from "./tool.js";
@@ -43,6 +43,21 @@ export function modeStage(mode: OperatingMode, entry: CatalogEntry): StageOutcom
   };
 }
 
+/**
+ * Stages 2 and 3 together: whether a session in `mode` under `layers` may call the tool at all,
+ * before its arguments are known. `Session.visibility()` is exactly this, so `pablo tools
+ * --explain` and a call agree.
+ */
+export function admitStage(
+  mode: OperatingMode,
+  layers: readonly AuthorityLayer[],
+  entry: CatalogEntry,
+): StageOutcome<CatalogEntry> {
+  const moded = modeStage(mode, entry);
+  if ("final" in moded) return moded;
+  return authorityStage(layers, staticAccesses(entry), entry);
+}
+
 /** The accesses a tool implies before its arguments are known: its name, effects and scope. */
 export function staticAccesses(entry: CatalogEntry): Access[] {
   return [
@@ -70,7 +85,7 @@ export function authorityStage<T>(
 }
 
 /** Stage 4: the argument text is within its byte bound, parses, and satisfies the closed schema. */
-export function argumentsStage(entry: CatalogEntry, raw: unknown, maxBytes: number): StageOutcome<unknown> {
+export function argumentsStage(entry: CatalogEntry, raw: unknown, maxBytes: number): StageOutcome<JsonValue> {
   let text: string;
   if (typeof raw === "string") {
     // Measured before parsing: an oversized text is never parsed.
@@ -80,8 +95,9 @@ export function argumentsStage(entry: CatalogEntry, raw: unknown, maxBytes: numb
     text = JSON.stringify(raw ?? {}) ?? "";
     if (utf8ByteLength(text) > maxBytes) return tooLarge(maxBytes);
   }
-  let args: unknown;
+  let args: JsonValue;
   try {
+    // Parsed from JSON text, so a JSON value whatever the tool's schema says.
     args = JSON.parse(text === "" ? "{}" : text);
   } catch (error) {
     return invalid(
@@ -97,18 +113,38 @@ export function argumentsStage(entry: CatalogEntry, raw: unknown, maxBytes: numb
   return { next: args };
 }
 
-/** Stage 5: the tool declares what the call will touch. */
+/**
+ * Stage 5: the tool declares what the call will touch, or refuses. Planning code that throws is
+ * `TOOL_FAILED` (a containment violation propagates); a malformed plan `TOOL_CONTRACT_VIOLATION`.
+ */
 export async function planStage(
   entry: CatalogEntry,
-  args: unknown,
+  args: JsonValue,
   ctx: ToolContext,
 ): Promise<StageOutcome<readonly Access[]>> {
   const plan = entry.definition.accesses;
   if (!plan) return { next: [] };
-  const planned = await plan.call(entry.definition, args as never, ctx);
+  let planned: unknown;
+  try {
+    planned = await plan.call(entry.definition, args, ctx);
+  } catch (error) {
+    if (error instanceof PabloError && error.code === HostErrorCode.CONTAINMENT_VIOLATION) throw error;
+    return {
+      final: fail(
+        ErrorCode.TOOL_FAILED,
+        `planning failed: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+      decision: {
+        verdict: "deny",
+        layer: "tool",
+        rule: "plan.failed",
+        reason: "the tool could not plan the call",
+      },
+    };
+  }
   if (Array.isArray(planned)) {
-    const malformed = planned.find((access) => !isWellFormedAccess(access));
-    if (malformed === undefined) return { next: planned };
+    // `every`, not `find(...) === undefined`: an `undefined` element is malformed too.
+    if (planned.every(isWellFormedAccess)) return { next: planned };
     return {
       final: fail(ErrorCode.TOOL_CONTRACT_VIOLATION, `${entry.providerName} declared a malformed access`),
       decision: { verdict: "deny", layer: "tool", rule: "plan.malformed-access", reason: "malformed access" },
@@ -123,13 +159,12 @@ export async function planStage(
       decision: { verdict: "deny", layer: "tool", rule: "plan.malformed", reason: "malformed plan" },
     };
   }
-  const failure = planned as ToolFailure;
   // A tool that refuses while planning may name the layer and rule of its own options
   // (`shell.compound`); otherwise the decision cites the tool and the error code.
-  const details = failure.error.details ?? {};
+  const details = planned.error.details ?? {};
   const layer = typeof details["layer"] === "string" ? details["layer"] : "tool";
-  const rule = typeof details["rule"] === "string" ? details["rule"] : String(failure.error.code);
-  return { final: failure, decision: { verdict: "deny", layer, rule, reason: failure.error.message } };
+  const rule = typeof details["rule"] === "string" ? details["rule"] : String(planned.error.code);
+  return { final: planned, decision: { verdict: "deny", layer, rule, reason: planned.error.message } };
 }
 
 function tooLarge(maxBytes: number): StageOutcome<never> {

@@ -86,6 +86,16 @@ export interface ToolProgress {
   readonly data: JsonValue;
 }
 
+declare const stateType: unique symbol;
+
+/** A session-state key that carries the type of what it holds; made by {@link stateKey}. */
+export type StateKey<T> = string & { readonly [stateType]?: T };
+
+/** Names a session-state key and its type once: `const REVISIONS = stateKey<Map<string, string>>("fs.revisions")`. */
+export function stateKey<T>(name: string): StateKey<T> {
+  return name;
+}
+
 /**
  * What a tool sees while it plans and runs. Contract: a tool must honour `signal` and settle
  * soon after it aborts; the kernel waits for it (joined cleanup) within a bounded allowance.
@@ -109,8 +119,12 @@ export interface ToolContext {
    * (for example just before an atomic rename). No permission prompt is made.
    */
   authorize(accesses: readonly Access[]): Decision;
-  /** Per-session storage for a tool package's own state (tracked revisions, failure counts). */
-  state<T>(key: string, init: () => T): T;
+  /**
+   * Per-session storage for a tool package's own state (tracked revisions, failure counts). The
+   * first call for a key runs `init`; later calls return what it made. A {@link StateKey} binds a
+   * key to its type once, so every use of that key is checked against it.
+   */
+  state<T>(key: StateKey<T> | string, init: () => T): T;
   /**
    * Adds an innermost authority layer to the calling session for the rest of it (an activated
    * skill's allowed-tools, when a deployment asks for that). Layers intersect: this only narrows.
@@ -118,12 +132,8 @@ export interface ToolContext {
   narrow(layer: AuthorityLayer): void;
 }
 
-/**
- * A tool: a native name, a closed input schema, the effects and category policy reads, and the
- * function that runs it. Contract: `execute` returns results for everything a model can act on
- * and throws only for host faults.
- */
-export interface ToolDefinition<S extends TSchema = TSchema> {
+/** What every tool declares besides its schema and functions: names, risk, effects, category. */
+export interface ToolMetadata {
   /** Native name: `fs.read`, `mcp/records/read_evidence`, `plugin.acme.lint`. */
   readonly name: string;
   /** Name the model sees; derived from `name` when absent. Must match `^[a-zA-Z0-9_-]{1,64}$`. */
@@ -131,8 +141,6 @@ export interface ToolDefinition<S extends TSchema = TSchema> {
   readonly description: string;
   /** One line for the on-demand catalog. */
   readonly summary: string;
-  /** Closed typebox schema: every object has `additionalProperties: false`. */
-  readonly inputSchema: S;
   readonly outputSchema?: TSchema;
   readonly risk: Risk;
   readonly effects: readonly Effect[];
@@ -146,19 +154,42 @@ export interface ToolDefinition<S extends TSchema = TSchema> {
   readonly deferred?: boolean | "agent-mode";
   /** Accesses that do not depend on arguments (an MCP tool's server), used to narrow the catalog. */
   readonly scope?: readonly Access[];
+}
+
+/**
+ * A tool: a native name, a closed input schema, the effects and category policy reads, and the
+ * function that runs it. Contract: `execute` returns results for everything a model can act on
+ * and throws only for host faults.
+ */
+export interface ToolDefinition<S extends TSchema = TSchema> extends ToolMetadata {
+  /** Closed typebox schema: every object has `additionalProperties: false`. */
+  readonly inputSchema: S;
   /**
    * Declares what this call will touch before anything runs: paths, commands, URLs. Policy decides
    * on exactly these. Contract: must not change any state. May refuse with a failure result.
    */
-  accesses?(
-    args: Static<S>,
-    ctx: ToolContext,
-  ): readonly Access[] | ToolFailure | Promise<readonly Access[] | ToolFailure>;
+  accesses?(args: Static<S>, ctx: ToolContext): PlannedAccesses | Promise<PlannedAccesses>;
   execute(args: Static<S>, ctx: ToolContext): Promise<ToolResult>;
 }
 
+/**
+ * A tool with its argument type erased: what catalogs, providers and wrappers hold when they keep
+ * tools of many schemas side by side. Every `ToolDefinition<S>` is one without a cast (its
+ * methods take `Static<S>` where this takes `unknown`; TypeScript compares methods bivariantly).
+ * That is sound only because the kernel calls `accesses` and `execute` with arguments its
+ * compiled validator has checked against `inputSchema`; a wrapper that calls them must do the same.
+ */
+export interface AnyToolDefinition extends ToolMetadata {
+  readonly inputSchema: TSchema;
+  accesses?(args: unknown, ctx: ToolContext): PlannedAccesses | Promise<PlannedAccesses>;
+  execute(args: unknown, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** What planning returns: the accesses a call will make, or a refusal. */
+export type PlannedAccesses = readonly Access[] | ToolFailure;
+
 /** Whether a tool is deferred in a mode: listed on demand rather than sent with full schema. */
-export function isDeferred(definition: Pick<ToolDefinition, "deferred">, mode: OperatingMode): boolean {
+export function isDeferred(definition: Pick<ToolMetadata, "deferred">, mode: OperatingMode): boolean {
   return definition.deferred === true || (definition.deferred === "agent-mode" && mode === "agent");
 }
 
@@ -170,7 +201,7 @@ export function defineTool<S extends TSchema>(definition: ToolDefinition<S>): To
 /** Something that contributes tools to a host's catalog: the fs package, an MCP server, a plugin. */
 export interface ToolProvider {
   readonly id: string;
-  tools(): readonly ToolDefinition[] | Promise<readonly ToolDefinition[]>;
+  tools(): readonly AnyToolDefinition[] | Promise<readonly AnyToolDefinition[]>;
   /** Releases sessions and processes the provider opened for this task. Contract: must not throw. */
   close?(): Promise<void>;
 }

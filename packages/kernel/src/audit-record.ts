@@ -1,0 +1,99 @@
+import { createHash } from "node:crypto";
+import type { AuditRecord, AuditSink } from "./audit.js";
+import type { Decision } from "./authority.js";
+import type { CatalogEntry } from "./catalog.js";
+import { canonicalJson } from "./json.js";
+import type { CallRequest } from "./kernel.js";
+import { redactedPreview } from "./redact.js";
+import type { ToolContext, ToolResult } from "./tool.js";
+
+/** What the stages of one call learn for its audit record, filled in as the call goes. */
+export class CallFacts {
+  readonly started: number;
+  args: unknown = undefined;
+  prompted = false;
+  permissionAnswer: AuditRecord["permissionAnswer"] = undefined;
+  permissionWaitMs = 0;
+  durationMs = 0;
+  externalPath = false;
+  notes: AuditRecord["notes"] = undefined;
+  constructor(started: number) {
+    this.started = started;
+  }
+}
+
+/** Where a call ran, for its audit record (a session core is one). */
+export interface AuditScope {
+  readonly id: string;
+  readonly mode: string;
+  readonly now: () => number;
+}
+
+/** The one audit record of a call, denied calls included. */
+export function auditRecord(
+  scope: AuditScope,
+  request: CallRequest,
+  ctx: ToolContext,
+  entry: CatalogEntry | undefined,
+  decision: Decision,
+  result: ToolResult,
+  facts: CallFacts,
+): AuditRecord {
+  const totalMs = scope.now() - facts.started;
+  const notes = facts.notes;
+  return {
+    type: "tool.call",
+    at: new Date(facts.started).toISOString(),
+    sessionId: scope.id,
+    turnId: ctx.turnId,
+    callId: ctx.callId,
+    tool: entry?.name ?? request.tool,
+    providerName: entry?.providerName ?? request.tool,
+    ...(ctx.requester ? { requester: ctx.requester } : {}),
+    argsHash: createHash("sha256").update(argumentText(facts.args)).digest("hex"),
+    argsPreview: redactedPreview(typeof facts.args === "string" ? safeParse(facts.args) : facts.args),
+    mode: scope.mode,
+    decision: decision.verdict,
+    layer: decision.layer,
+    rule: decision.rule,
+    reason: decision.reason,
+    prompted: facts.prompted,
+    ...(facts.permissionAnswer ? { permissionAnswer: facts.permissionAnswer } : {}),
+    externalPath: facts.externalPath,
+    permissionWaitMs: facts.permissionWaitMs,
+    durationMs: facts.durationMs,
+    overheadMs: Math.max(0, totalMs - facts.permissionWaitMs - facts.durationMs),
+    totalMs,
+    ok: result.ok,
+    ...(result.ok ? {} : { errorCode: String(result.error.code) }),
+    ...(result.committed ? { committed: true } : {}),
+    ...(result.truncated ? { truncated: true } : {}),
+    ...(notes ? { notes } : {}),
+  };
+}
+
+export async function writeAudit(sink: AuditSink | undefined, record: AuditRecord): Promise<void> {
+  if (!sink) return;
+  try {
+    await sink.write(record);
+  } catch {
+    // Contract: sinks do not throw. One that does must not turn a finished call into a crash.
+  }
+}
+
+/** The text the argument hash covers: raw text as the model sent it, else canonical JSON. */
+function argumentText(args: unknown): string {
+  try {
+    return typeof args === "string" ? args : canonicalJson(args ?? null);
+  } catch {
+    return "[unserializable]";
+  }
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text.slice(0, 512);
+  }
+}
