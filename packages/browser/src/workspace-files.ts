@@ -14,7 +14,7 @@ export interface ServedFile {
 export interface Refusal {
   readonly ok: false;
   readonly status: 403 | 404 | 413;
-  readonly code: string;
+  readonly code: BrowserErrorCode;
   readonly message: string;
 }
 
@@ -50,24 +50,29 @@ async function readFile(
   maxBytes: number,
 ): Promise<ServedFile | Refusal> {
   const opened: number[] = [];
+  // The component being opened and its parent, set before each open, so that a failure can be
+  // classified by looking at what is there (a link or not).
+  let at = { dir: root.handle, name: "." };
   try {
-    let dir = root.handle;
     const names = [...components];
     let leaf = names.pop();
     for (const name of names) {
-      dir = await io.openDir(dir, name);
-      opened.push(dir);
+      at = { dir: at.dir, name };
+      at = { dir: await io.openDir(at.dir, name), name };
+      opened.push(at.dir);
     }
-    if (leaf === undefined || (await io.lstat(dir, leaf))?.type === "directory") {
+    if (leaf === undefined || (await io.lstat(at.dir, leaf))?.type === "directory") {
       if (leaf !== undefined) {
-        dir = await io.openDir(dir, leaf);
-        opened.push(dir);
+        at = { dir: at.dir, name: leaf };
+        at = { dir: await io.openDir(at.dir, leaf), name: leaf };
+        opened.push(at.dir);
         names.push(leaf);
       }
       leaf = INDEX_FILE;
     }
     const shown = [...names, leaf].join("/");
-    const file = await io.openFile(dir, leaf);
+    at = { dir: at.dir, name: leaf };
+    const file = await io.openFile(at.dir, leaf);
     opened.push(file.handle);
     if (file.info.size > maxBytes) {
       return refuse(
@@ -76,24 +81,33 @@ async function readFile(
         `${shown} has ${file.info.size} bytes, over ${maxBytes}`,
       );
     }
-    const bytes = Buffer.alloc(file.info.size);
-    let filled = 0;
-    while (filled < bytes.length) {
-      const n = await io.read(file.handle, bytes, filled, bytes.length - filled, filled);
-      if (n === 0) break;
-      filled += n;
-    }
+    const bytes = await readAll(io, file.handle, file.info.size);
     const path = root.canonical === "/" ? `/${shown}` : `${root.canonical}/${shown}`;
-    return { ok: true, path, name: leaf, bytes: bytes.subarray(0, filled) };
+    return { ok: true, path, name: leaf, bytes };
   } catch (error) {
-    return refusalOf(error, components);
+    const link = (await io.lstat(at.dir, at.name).catch(() => undefined))?.type === "symlink";
+    return refusalOf(error, link, components);
   } finally {
     for (const handle of opened.reverse()) await io.close(handle).catch(() => undefined);
   }
 }
 
-function refusalOf(error: unknown, components: readonly string[]): Refusal {
+/** Up to `size` bytes from the start of an open file (the size `fstat` saw when it was opened). */
+async function readAll(io: FsPort, handle: number, size: number): Promise<Buffer> {
+  const bytes = Buffer.alloc(size);
+  let filled = 0;
+  while (filled < size) {
+    const n = await io.read(handle, bytes, filled, size - filled, filled);
+    if (n === 0) break;
+    filled += n;
+  }
+  return bytes.subarray(0, filled);
+}
+
+function refusalOf(error: unknown, link: boolean, components: readonly string[]): Refusal {
   const shown = components.join("/") || ".";
+  // O_NOFOLLOW reports a link as ELOOP, O_DIRECTORY as ENOTDIR: either way it is never followed.
+  if (link) return refuse(403, BrowserErrorCode.SYMLINK_REFUSED, `${shown} crosses a symbolic link`);
   const code = error !== null && typeof error === "object" && "code" in error ? String(error.code) : "";
   switch (code) {
     case "ENOENT":
@@ -104,9 +118,6 @@ function refusalOf(error: unknown, components: readonly string[]): Refusal {
         BrowserErrorCode.NOT_FOUND,
         `${shown} goes through something that is not a directory`,
       );
-    case "ELOOP":
-      // O_NOFOLLOW reports a link at the opened component as ELOOP: never followed, even inside.
-      return refuse(403, BrowserErrorCode.SYMLINK_REFUSED, `${shown} crosses a symbolic link`);
     case "ENOTREG":
       return refuse(403, BrowserErrorCode.SPECIAL_FILE, `${shown} is not a regular file`);
     default:
@@ -114,6 +125,6 @@ function refusalOf(error: unknown, components: readonly string[]): Refusal {
   }
 }
 
-function refuse(status: Refusal["status"], code: string, message: string): Refusal {
+function refuse(status: Refusal["status"], code: BrowserErrorCode, message: string): Refusal {
   return { ok: false, status, code, message };
 }

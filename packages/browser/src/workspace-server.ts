@@ -38,9 +38,12 @@ export async function startWorkspaceServer(options: WorkspaceServerOptions): Pro
       foreign += 1;
       return send(res, 403, "only the workspace origin is served");
     }
-    void answer(req, res, options).then((outcome) => {
-      if (outcome === "denied") denied += 1;
-    });
+    answer(req, res, options).then(
+      (outcome) => {
+        if (outcome === "denied") denied += 1;
+      },
+      () => send(res, 500, "the file could not be served"),
+    );
   });
   const refuseSocket = (socket: Socket): void => {
     foreign += 1;
