@@ -28,6 +28,19 @@ class ScriptedBroker implements PermissionBroker {
   }
 }
 
+/** Resolves once a tool body has started, so a test aborts a running call rather than racing a timer. */
+interface Started {
+  readonly promise: Promise<void>;
+  mark(): void;
+}
+function startedSignal(): Started {
+  let mark!: () => void;
+  const promise = new Promise<void>((resolve) => {
+    mark = resolve;
+  });
+  return { promise, mark };
+}
+
 const pluginTool = (): ToolDefinition =>
   echoTool({ name: "plugin.acme.lint", category: "plugin", risk: "medium", effects: ["process"] });
 
@@ -177,7 +190,7 @@ describe("permission", () => {
     const broker = new ScriptedBroker("never");
     const session = createKernel({ broker }).openSession({ catalog: createCatalog([writeTool()]) });
     const pending = session.call({ tool: "test_write", args: { path: "/w/a" } });
-    await sleep(20);
+    await expect.poll(() => broker.requests.length).toBe(1);
     session.cancelTurn();
     const { result, audit } = await pending;
     expect(result).toMatchObject({ ok: false, error: { code: "TOOL_DENIED" } });
@@ -298,33 +311,38 @@ describe("budgets and limits", () => {
 });
 
 describe("cancellation and timeouts", () => {
-  const slow = (committed: boolean) =>
+  const slow = (committed: boolean, started: Started) =>
     echoTool({
       execute: async (_args, ctx) => {
+        started.mark();
         await sleep(5_000, ctx.signal).catch(() => undefined);
         return committed ? ok("done", { committed: true }) : ok("late");
       },
     });
 
   it("a cancelled call returns TOOL_CANCELLED", async () => {
-    const session = createKernel().openSession({ catalog: createCatalog([slow(false)]) });
+    const started = startedSignal();
+    const session = createKernel().openSession({ catalog: createCatalog([slow(false, started)]) });
     const controller = new AbortController();
     const pending = session.call({ tool: "test_echo", args: { text: "x" }, signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
+    await started.promise;
+    controller.abort();
     expect((await pending).result).toMatchObject({ ok: false, error: { code: "TOOL_CANCELLED" } });
   });
 
   it("a result that committed keeps committed: true even when cancellation arrives", async () => {
-    const session = createKernel().openSession({ catalog: createCatalog([slow(true)]) });
+    const started = startedSignal();
+    const session = createKernel().openSession({ catalog: createCatalog([slow(true, started)]) });
     const controller = new AbortController();
     const pending = session.call({ tool: "test_echo", args: { text: "x" }, signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
+    await started.promise;
+    controller.abort();
     expect((await pending).result).toEqual({ ok: true, data: "done", committed: true });
   });
 
   it("the run deadline stops a running tool with TOOL_TIMEOUT", async () => {
     const session = createKernel({ limits: { runDeadlineMs: 50 } }).openSession({
-      catalog: createCatalog([slow(false)]),
+      catalog: createCatalog([slow(false, startedSignal())]),
     });
     expect((await session.call({ tool: "test_echo", args: { text: "x" } })).result).toMatchObject({
       ok: false,
@@ -333,11 +351,18 @@ describe("cancellation and timeouts", () => {
   });
 
   it("a tool that ignores its signal is reported after the cleanup allowance, not waited on forever", async () => {
-    const stubborn = echoTool({ execute: () => new Promise(() => undefined) });
+    const started = startedSignal();
+    const stubborn = echoTool({
+      execute: () => {
+        started.mark();
+        return new Promise(() => undefined);
+      },
+    });
     const session = createKernel({ cleanupGraceMs: 30 }).openSession({ catalog: createCatalog([stubborn]) });
     const controller = new AbortController();
     const pending = session.call({ tool: "test_echo", args: { text: "x" }, signal: controller.signal });
-    setTimeout(() => controller.abort(), 10);
+    await started.promise;
+    controller.abort();
     expect((await pending).result).toMatchObject({ ok: false, error: { code: "TOOL_CLEANUP_FAILED" } });
   });
 
@@ -573,8 +598,10 @@ describe("progress and cancellation details", () => {
   });
 
   it("keeps what the tool reported about its state when a call is cancelled", async () => {
+    const started = startedSignal();
     const remote = echoTool({
       execute: async (_args, ctx) => {
+        started.mark();
         await sleep(5_000, ctx.signal).catch(() => undefined);
         return fail("TOOL_FAILED", "disconnected", { remoteCompletion: "unknown" });
       },
@@ -582,7 +609,8 @@ describe("progress and cancellation details", () => {
     const session = createKernel().openSession({ catalog: createCatalog([remote]) });
     const controller = new AbortController();
     const pending = session.call({ tool: "test_echo", args: { text: "x" }, signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
+    await started.promise;
+    controller.abort();
     expect((await pending).result).toMatchObject({
       ok: false,
       error: { code: "TOOL_CANCELLED", details: { remoteCompletion: "unknown" } },
