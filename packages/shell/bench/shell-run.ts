@@ -30,7 +30,7 @@ function bareSpawn(command: string, read: boolean): Promise<number> {
 }
 
 async function shellRun(s: Session, command: string): Promise<void> {
-  const { result } = await s.call({ tool: "shell_run", args: { command, timeout_ms: 600_000 } });
+  const { result } = await s.call({ tool: "shell_run", args: { command, timeout_ms: 300_000 } });
   if (!result.ok) throw new Error(`shell.run failed: ${JSON.stringify(result.error).slice(0, 300)}`);
 }
 

@@ -32,6 +32,8 @@ export const GIT_HAZARD_OVERRIDES: ReadonlyArray<readonly [string, string]> = [
 export interface EnvironmentRequest {
   /** The per-run marker value. */
   readonly marker: string;
+  /** PATH instead of {@link CLEAN_PATH}: the login shell's, when the deployment probes it. */
+  readonly path?: string;
   /** Exported as PABLO_SCRATCH_DIR when the host has a scratch root. */
   readonly scratchDir?: string;
   /** Validated `PABLO_TASK_*` additions from the call. */
@@ -39,13 +41,13 @@ export interface EnvironmentRequest {
 }
 
 /**
- * A small clean environment: the fixed PATH, a UTF-8 locale, a dumb terminal, the git overrides and
+ * A small clean environment: the fixed PATH (or the probed login PATH), a UTF-8 locale, a dumb terminal, the git overrides and
  * the run marker. Nothing is inherited from the host, so no credential, HOME, shell start-up file
  * (ENV, BASH_ENV), proxy setting or trace context reaches the command.
  */
 export function cleanEnvironment(request: EnvironmentRequest): Record<string, string> {
   const env: Record<string, string> = {
-    PATH: CLEAN_PATH,
+    PATH: request.path ?? CLEAN_PATH,
     LANG: "C.UTF-8",
     LC_ALL: "C.UTF-8",
     TERM: "dumb",

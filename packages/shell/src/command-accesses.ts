@@ -6,7 +6,9 @@ import { resolveCommandWord } from "./resolve-executable.js";
  * The `command` accesses of a parsed line, for the kernel's command rules: one
  * `{ executable, argv }` per simple command, with the command word resolved to an absolute
  * executable, or `{ unproven }` naming what could not be proven. The unproven construct comes
- * first so that a denial names it.
+ * first so that a denial names it. A line with no command at all (empty, blanks, line breaks)
+ * is the unproven `empty command line`: it would otherwise declare no command access, and a
+ * layer whose non-empty allow list denies everything it does not match would never be asked.
  */
 export function commandAccesses(
   parsed: ParsedCommandLine,
@@ -15,6 +17,7 @@ export function commandAccesses(
 ): Access[] {
   const accesses: Access[] = [];
   if (parsed.unproven) accesses.push({ dimension: "command", unproven: parsed.unproven.construct });
+  else if (parsed.commands.length === 0) accesses.push({ dimension: "command", unproven: EMPTY_LINE });
   for (const command of parsed.commands) {
     const [word = "", ...argv] = command.words;
     const resolved = resolveCommandWord(word, cwd, searchPath);
@@ -26,6 +29,9 @@ export function commandAccesses(
   }
   return accesses;
 }
+
+/** The construct named for a line that holds no command. */
+export const EMPTY_LINE = "empty command line";
 
 /** Whether the line is a list or a pipeline (including a background list, which is never proven). */
 export function isCompound(parsed: ParsedCommandLine): boolean {

@@ -25,6 +25,12 @@ export interface ParsedCommandLine {
   readonly operators: readonly ListOperator[];
   /** The first construct that cannot be evaluated literally; absent when the whole line is proven. */
   readonly unproven?: UnprovenConstruct;
+  /**
+   * With `unproven`: the words finished before it in the simple command it interrupted (`patch
+   * -p1` of `patch -p1 < fix.diff`). Never proven, so never matched by a rule; it only lets the
+   * tool recognise what a line starts (a patch command fed by a here-document).
+   */
+  readonly partial?: SimpleCommand;
 }
 
 export interface ParseOptions {
@@ -92,7 +98,14 @@ class LineScanner {
       return { commands: this.#commands, operators: this.#operators };
     } catch (error) {
       if (!(error instanceof Unproven)) throw error;
-      return { commands: this.#commands, operators: this.#operators, unproven: error.at };
+      const partial =
+        this.#words.length > 0 ? { words: this.#words, offset: this.#commandOffset } : undefined;
+      return {
+        commands: this.#commands,
+        operators: this.#operators,
+        unproven: error.at,
+        ...(partial ? { partial } : {}),
+      };
     }
   }
 

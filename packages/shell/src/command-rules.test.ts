@@ -49,7 +49,7 @@ const cases: ReadonlyArray<readonly [string, Expected]> = [
   ['echo "a" "b" \'c\'', "allow:echo"],
   ["true", "allow:true"],
   ["true x", NOT_ALLOWED],
-  ["   ", "allow:default"],
+  ["   ", "unproven:empty command line"],
   // Quoting tricks resolve to the word the shell runs.
   ["'g''it' status", "allow:git-status"],
   ['"git" status', "allow:git-status"],
@@ -343,6 +343,61 @@ describe("command rules from [options.shell.commands], decided by the kernel", (
     ).toThrow(/absolute/);
     const rule = { id: "same", executable: "/usr/bin/git", args: [], match: "prefix" as const };
     expect(() => commandRulesLayer("d", { allow: [rule], deny: [rule] })).toThrow(/duplicate/);
+  });
+});
+
+describe("a line with no command at all", () => {
+  const blank = [
+    " ",
+    "   ",
+    "\t",
+    "\n",
+    "\n\n\n",
+    " \t \n ",
+    "\t\n\t",
+    "\\\n",
+    " \\\n ",
+    "\n\\\n\n",
+    " ".repeat(4000),
+  ];
+  const layers = {
+    "a non-empty allow list": {
+      allow: [{ id: "ls", executable: which("ls"), args: [], match: "prefix" as const }],
+    },
+    "a deny-only list": {
+      deny: [{ id: "no-rm", executable: which("rm"), args: [], match: "prefix" as const }],
+    },
+    'default = "deny"': { default: "deny" as const },
+  };
+
+  for (const [name, commands] of Object.entries(layers)) {
+    it.each(blank)(`%j is denied as unproven under ${name}`, async (command) => {
+      const { session } = sessionFor(createShellTool({ workspace: useWorkspace() }), [
+        commandRulesLayer("deployment", commands),
+      ]);
+      const d = await session.dryRun({ tool: "shell_run", args: { command } });
+      expect(d).toMatchObject({ decision: "deny", layer: "deployment", rule: "unproven" });
+      expect(d.reason).toContain("command with empty command line");
+    });
+  }
+
+  it("is refused by the schema when empty, and a real call under an allow list runs nothing", async () => {
+    const workspace = useWorkspace();
+    const layer = commandRulesLayer("deployment", layers["a non-empty allow list"]);
+    const { session, audit } = sessionFor(createShellTool({ workspace }), [layer]);
+    expect(await session.dryRun({ tool: "shell_run", args: { command: "" } })).toMatchObject({
+      decision: "deny",
+      code: "INVALID_ARGUMENT",
+    });
+    const { result } = await session.call({ tool: "shell_run", args: { command: " \n " } });
+    expect(result).toMatchObject({ ok: false, error: { code: "TOOL_DENIED" } });
+    expect(audit.records.at(-1)?.durationMs).toBe(0);
+  });
+
+  it("runs as nothing at all when no layer restricts commands", async () => {
+    const { session } = sessionFor(createShellTool({ workspace: useWorkspace() }));
+    const { result } = await session.call({ tool: "shell_run", args: { command: "  \n\t" } });
+    expect(result).toMatchObject({ ok: true, data: { exitCode: 0, stdout: "", stderr: "" } });
   });
 });
 

@@ -9,7 +9,8 @@ export type {
 } from "./command-parser.js";
 export { DEFAULT_MAX_COMMAND_LENGTH, parseCommandLine } from "./command-parser.js";
 export { commandRulesLayer } from "./command-rules-layer.js";
-export type { ResolvedShellOptions, ShellCommands, ShellOptions } from "./options.js";
+export { ShellOptionsErrorCode } from "./errors.js";
+export type { ResolvedShellOptions, ShellCommands, ShellId, ShellOptions } from "./options.js";
 export {
   DEFAULT_SHELL_OPTIONS,
   resolveShellOptions,
@@ -21,10 +22,15 @@ export type { ProcessControl, ProcessInfo, RunIdentity } from "./proc-processes.
 export { procProcessControl } from "./proc-processes.js";
 export type { ExecutableResolution } from "./resolve-executable.js";
 export { resolveCommandWord } from "./resolve-executable.js";
-export type { ShellEntry } from "./shell-catalog.js";
+export type { ShellEntry, ShellLookup } from "./shell-catalog.js";
 export { findShell, shellCatalog } from "./shell-catalog.js";
 export type { ShellRunArgs } from "./shell-schema.js";
-export { DEFAULT_MAX_OUTPUT_BYTES } from "./shell-schema.js";
+export {
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  MAX_TIMEOUT_MS,
+  MIN_TIMEOUT_MS,
+} from "./shell-schema.js";
 export type { ShellToolConfig } from "./shell-tool.js";
 export { createShellTool } from "./shell-tool.js";
 export type { TruncateOptions } from "./truncate-output.js";

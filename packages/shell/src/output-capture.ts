@@ -6,6 +6,10 @@ export interface CapturedText {
   readonly totalBytes: number;
   /** Bytes between the head and the tail that were not kept. */
   readonly droppedBytes: number;
+  /** Lines the whole stream carried: its line feeds, plus one for an unterminated last line. */
+  readonly totalLines: number;
+  /** When bytes were dropped: the kept tail alone, decoded, without the gap marker. */
+  readonly tail?: string;
 }
 
 /**
@@ -23,6 +27,8 @@ export class OutputCapture {
   #ringAt = 0;
   #tailBytes = 0;
   #total = 0;
+  #lineFeeds = 0;
+  #lastByte = -1;
 
   constructor(limit: number) {
     this.#headLimit = Math.floor(limit / 2);
@@ -34,7 +40,12 @@ export class OutputCapture {
   }
 
   push(chunk: Uint8Array): void {
+    if (chunk.length === 0) return;
     this.#total += chunk.length;
+    // Every line feed is counted, even in bytes that are never kept, so a truncation marker can
+    // say how many lines the model did not see.
+    this.#lineFeeds += countLineFeeds(chunk);
+    this.#lastByte = chunk[chunk.length - 1] ?? -1;
     let rest = chunk;
     if (this.#headBytes < this.#headLimit) {
       this.#head ??= Buffer.allocUnsafe(this.#headLimit);
@@ -59,13 +70,13 @@ export class OutputCapture {
     const head = this.#head?.subarray(0, this.#headBytes) ?? Buffer.alloc(0);
     const tail = this.#tail();
     const droppedBytes = this.#total - head.length - tail.length;
-    if (droppedBytes === 0) {
-      return { text: Buffer.concat([head, tail]).toString("utf8"), totalBytes: this.#total, droppedBytes };
-    }
+    const totalLines = this.#lineFeeds + (this.#total > 0 && this.#lastByte !== 10 ? 1 : 0);
+    const counts = { totalBytes: this.#total, droppedBytes, totalLines };
+    if (droppedBytes === 0) return { text: Buffer.concat([head, tail]).toString("utf8"), ...counts };
     const before = head.subarray(0, completeUtf8End(head)).toString("utf8");
     const after = tail.subarray(firstLeadByte(tail)).toString("utf8");
     const text = `${before}\n[… ${droppedBytes} bytes dropped …]\n${after}`;
-    return { text, totalBytes: this.#total, droppedBytes };
+    return { text, tail: after, ...counts };
   }
 
   #tail(): Buffer {
@@ -73,6 +84,25 @@ export class OutputCapture {
     if (this.#tailBytes < this.#tailLimit) return this.#ring.subarray(0, this.#tailBytes);
     return Buffer.concat([this.#ring.subarray(this.#ringAt), this.#ring.subarray(0, this.#ringAt)]);
   }
+}
+
+/**
+ * Line feeds in `bytes`. indexOf is memchr, nearly free for sparse line feeds (a flood of zeros)
+ * but a call per line; once lines turn out short, a plain loop is cheaper for the rest.
+ */
+export function countLineFeeds(bytes: Uint8Array): number {
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  let count = 0;
+  let at = buffer.indexOf(10);
+  while (at >= 0) {
+    count++;
+    if (count === 64 && at < 64 * 32) {
+      for (let i = at + 1; i < buffer.length; i++) if (buffer[i] === 10) count++;
+      return count;
+    }
+    at = buffer.indexOf(10, at + 1);
+  }
+  return count;
 }
 
 /** The length of `bytes` without a multi-byte sequence left incomplete at its end. */

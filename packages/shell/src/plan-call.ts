@@ -10,8 +10,8 @@ import { CLEAN_PATH, invalidAddition } from "./clean-env.js";
 import { commandAccesses, isCompound } from "./command-accesses.js";
 import { type ParsedCommandLine, parseCommandLine } from "./command-parser.js";
 import type { ResolvedShellOptions } from "./options.js";
-import { lookupShell, pinShell, type ShellEntry } from "./shell-catalog.js";
-import type { ShellRunArgs } from "./shell-schema.js";
+import { findShell, lookupShell, pinShell, type ShellEntry, type ShellLookup } from "./shell-catalog.js";
+import { MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, type ShellRunArgs } from "./shell-schema.js";
 
 /**
  * Resolves a working directory inside the workspace, with the same containment as @pablo/fs.
@@ -26,6 +26,8 @@ export interface PlanDeps {
   readonly workspace: string;
   readonly options: ResolvedShellOptions;
   readonly resolveCwd: ResolveCwd;
+  /** The PATH commands run with, and that command words are resolved against. */
+  readonly commandPath: () => Promise<string>;
 }
 
 /** What running a call needs, checked before anything runs. */
@@ -33,6 +35,8 @@ export interface PreparedCall {
   readonly shell: ShellEntry;
   readonly cwd: string;
   readonly timeoutMs: number;
+  /** The PATH exported to the command; command words were resolved against it. */
+  readonly path: string;
 }
 
 /** A prepared call with the parsed line and the accesses the kernel decides on. */
@@ -41,7 +45,11 @@ export interface CallPlan extends PreparedCall {
   readonly accesses: readonly Access[];
 }
 
-export const SEARCH_PATH: readonly string[] = CLEAN_PATH.split(":");
+/** The construct a login shell is reported as to command rules. */
+export const LOGIN_SHELL = "login shell start-up files";
+
+/** The PATH of every command unless the deployment asks for the login shell's. */
+export const fixedCommandPath = async (): Promise<string> => CLEAN_PATH;
 
 /**
  * Plans one call for `accesses`: prepares it, then parses the command line into the accesses the
@@ -64,7 +72,10 @@ export async function planCall(
   const accesses: Access[] = [
     { dimension: "executable", path: prepared.shell.path },
     { dimension: "fs.read", path: prepared.cwd, root: "workspace" },
-    ...commandAccesses(parsed, prepared.cwd, SEARCH_PATH),
+    ...commandAccesses(parsed, prepared.cwd, prepared.path.split(":")),
+    // A login shell reads profile files first, which may change PATH or define a function named
+    // like any command: no command rule can be proven against what it will run.
+    ...(deps.options.login ? [{ dimension: "command" as const, unproven: LOGIN_SHELL }] : []),
   ];
   return { ...prepared, parsed, accesses };
 }
@@ -90,16 +101,25 @@ export async function prepareCall(
   const badEnv = invalidAddition(args.env ?? {});
   if (badEnv) return fail(ErrorCode.INVALID_ARGUMENT, `env ${badEnv}`);
   const timeoutMs = args.timeout_ms ?? options.defaultTimeoutMs;
-  if (timeoutMs > options.deadlineMs) {
+  if (timeoutMs < MIN_TIMEOUT_MS || timeoutMs > options.maxTimeoutMs) {
     return fail(
       ErrorCode.INVALID_ARGUMENT,
-      `timeout_ms ${timeoutMs} exceeds the shell deadline of ${options.deadlineMs} ms`,
-      { deadlineMs: options.deadlineMs },
+      `timeout_ms must be between ${MIN_TIMEOUT_MS} and ${options.maxTimeoutMs} ms, got ${timeoutMs}` +
+        ` (the bound is ${MIN_TIMEOUT_MS} to ${MAX_TIMEOUT_MS} ms, capped by the shell deadline of ${options.deadlineMs} ms)`,
+      { minimumMs: MIN_TIMEOUT_MS, maximumMs: options.maxTimeoutMs, deadlineMs: options.deadlineMs },
     );
   }
-  const shell = how.pin ? pinShell(ctx, options.shell) : lookupShell(options.shell);
+  const lookup = shellLookup(options);
+  const find = (id: ShellEntry["id"]) => findShell(id, lookup);
+  const shell = how.pin
+    ? pinShell(ctx, options.shell, find, lookup)
+    : lookupShell(options.shell, find, lookup);
   if ("ok" in shell) return shell;
   const cwd = await deps.resolveCwd(deps.workspace, args.cwd ?? ".");
   if (!cwd.ok) return { ok: false, error: cwd.error };
-  return { shell, cwd: cwd.path, timeoutMs };
+  return { shell, cwd: cwd.path, timeoutMs, path: await deps.commandPath() };
+}
+
+function shellLookup(options: ResolvedShellOptions): ShellLookup {
+  return { login: options.login, ...(options.bashPath !== undefined ? { bashPath: options.bashPath } : {}) };
 }

@@ -44,7 +44,7 @@ describe("a process started by shell.run does not outlive the call", () => {
     const { session, pids } = shell();
     const { result } = await session.call({
       tool: "shell_run",
-      args: { command: "trap '' TERM; sleep 60 & echo $! > pids; wait", timeout_ms: 500 },
+      args: { command: "trap '' TERM; sleep 60 & echo $! > pids; wait", timeout_ms: 1_000 },
     });
     expect(result).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" } });
     const found = pids(1);

@@ -1,4 +1,5 @@
-import { accessSync, constants, realpathSync, statSync } from "node:fs";
+import { realpathSync } from "node:fs";
+import { isExecutableFile } from "./executable-file.js";
 import { PATH_BACKED_BUILTINS, SHELL_BUILTINS } from "./shell-words.js";
 
 /** The executable a command word names, or the reason it cannot be proven. */
@@ -49,16 +50,6 @@ function canonicalDirectory(path: string): string | undefined {
     return realpathSync.native(path);
   } catch {
     return undefined;
-  }
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -1,6 +1,6 @@
 import { type AuditNotes, ErrorCode, fail, ok, type ToolResult } from "@pablo/kernel";
 import type { RunOutcome } from "./run-process.js";
-import { truncateOutput } from "./truncate-output.js";
+import { truncateCaptured } from "./truncate-output.js";
 
 export interface ResultBounds {
   readonly maxLines: number;
@@ -16,8 +16,8 @@ export interface ResultBounds {
 export function shellResult(outcome: RunOutcome, bounds: ResultBounds): ToolResult {
   const cut = { maxLines: bounds.maxLines, maxChars: bounds.maxChars };
   const output = {
-    stdout: truncateOutput(outcome.stdout.text, cut),
-    stderr: truncateOutput(outcome.stderr.text, cut),
+    stdout: truncateCaptured(outcome.stdout, cut),
+    stderr: truncateCaptured(outcome.stderr, cut),
     stdoutBytes: outcome.stdout.totalBytes,
     stderrBytes: outcome.stderr.totalBytes,
   };

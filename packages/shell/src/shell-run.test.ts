@@ -178,6 +178,20 @@ describe("shell.run through the kernel", () => {
       expect(stdout).toMatch(/\n\[… 587871 bytes dropped …\]\n/);
       expect(stdout.endsWith("99999\n100000\n")).toBe(true);
     });
+
+    it("counts every line the model does not see, those past the capture's byte cut too", async () => {
+      const { run } = shell();
+      const result = await run({ command: "seq 1 300000" });
+      expect(result).toMatchObject({ ok: true, data: { stdoutBytes: 1_988_895 } });
+      const stdout = result.ok ? (result.data as { stdout: string }).stdout : "";
+      expect(stdout.split("\n").slice(0, 2)).toEqual(["299801", "299802"]);
+      // 300,000 lines, 200 shown; 1,988,895 bytes, 1 MiB captured.
+      expect(
+        stdout.endsWith(
+          "\n300000\n…[truncated 299800 lines; 940319 bytes over max_output_bytes were not captured]",
+        ),
+      ).toBe(true);
+    });
   });
 
   it("runs bash when the deployment pins it", async () => {
@@ -187,15 +201,52 @@ describe("shell.run through the kernel", () => {
     expect(result).toMatchObject({ ok: true, data: { stdout: "bash\n" } });
   });
 
-  it("refuses a timeout above the deployment's deadline and any unknown argument", async () => {
-    const { run } = shell({ options: { deadline_ms: 1_000, default_timeout_ms: 500 } });
-    expect(await run({ command: "true", timeout_ms: 1_001 })).toMatchObject({
-      error: { code: "INVALID_ARGUMENT" },
+  it("accepts a timeout_ms only from 1 s to 300 s, naming the bound it broke", async () => {
+    const { run } = shell();
+    for (const [timeout_ms, bound] of [
+      [1, ">= 1000"],
+      [999, ">= 1000"],
+      [300_001, "<= 300000"],
+      [900_000, "<= 300000"],
+    ] as const) {
+      const result = await run({ command: "true", timeout_ms });
+      expect(result, String(timeout_ms)).toMatchObject({ ok: false, error: { code: "INVALID_ARGUMENT" } });
+      expect(result.ok ? "" : result.error.message).toContain(`/timeout_ms must be ${bound}`);
+    }
+    expect(await run({ command: "true", timeout_ms: 1_000 })).toMatchObject({ ok: true });
+    expect(await run({ command: "true", timeout_ms: 300_000 })).toMatchObject({ ok: true });
+  });
+
+  it("caps timeout_ms at a deadline below 300 s and refuses any unknown argument", async () => {
+    const { run } = shell({ options: { deadline_ms: 2_000, default_timeout_ms: 1_000 } });
+    expect(await run({ command: "true", timeout_ms: 2_001 })).toMatchObject({
+      error: { code: "INVALID_ARGUMENT", message: expect.stringContaining("<= 2000") },
     });
     expect(await run({ command: "true", shell: "/bin/bash" })).toMatchObject({
       error: { code: "INVALID_ARGUMENT" },
     });
-    expect(await run({ command: "true", timeout_ms: 1_000 })).toMatchObject({ ok: true });
+    expect(await run({ command: "true", timeout_ms: 2_000 })).toMatchObject({ ok: true });
+  });
+
+  it("refuses an out-of-bounds timeout with the bounds named even when the schema is bypassed", async () => {
+    const workspace = useWorkspace();
+    const tool = createShellTool({ workspace, options: { deadline_ms: 120_000 } });
+    const ctx = {
+      turnId: "t",
+      promptId: "p",
+      state: <T>(_key: string, init: () => T): T => init(),
+    } as unknown as Parameters<NonNullable<typeof tool.accesses>>[1];
+    for (const timeout_ms of [10, 120_001]) {
+      const planned = await tool.accesses?.({ command: "true", timeout_ms }, ctx);
+      expect(planned).toMatchObject({
+        ok: false,
+        error: {
+          code: "INVALID_ARGUMENT",
+          message: `timeout_ms must be between 1000 and 120000 ms, got ${timeout_ms} (the bound is 1000 to 300000 ms, capped by the shell deadline of 120000 ms)`,
+          details: { minimumMs: 1_000, maximumMs: 120_000, deadlineMs: 120_000 },
+        },
+      });
+    }
   });
 
   it("is refused when the deployment disables it", async () => {
@@ -244,9 +295,9 @@ describe("shell.run through the kernel", () => {
             "type": "integer",
           },
           "timeout_ms": {
-            "description": "Milliseconds before the command and everything it started are ended. Default 60000.",
-            "maximum": 900000,
-            "minimum": 1,
+            "description": "Milliseconds before the command and everything it started are ended, 1000 to 300000. Default 60000.",
+            "maximum": 300000,
+            "minimum": 1000,
             "type": "integer",
           },
         },
@@ -261,8 +312,30 @@ describe("shell.run through the kernel", () => {
       "Runs a command line non-interactively with the pinned shell (/bin/sh -c by default) in the workspace.
       stdin is closed; the environment is small and clean (fixed PATH, UTF-8 locale, no HOME or credentials); only PABLO_TASK_* variables may be added.
       stdout and stderr are returned separately, ANSI escapes removed, each cut to its last lines; a non-zero exit status is an error that keeps exitCode, stdout and stderr.
-      The command and everything it starts are ended at the timeout. Command rules may allow only some commands: globbing, expansions, substitutions, redirections and other dynamic shell constructs are then refused."
+      The timeout is 60000 ms unless timeout_ms asks for 1000 to 300000 ms; the command and everything it starts are ended at the timeout.
+      Command rules may allow only some commands: globbing, expansions, substitutions, redirections and other dynamic shell constructs are then refused.
+      A failed patch command (apply_patch, git apply, patch) may be retried once after re-reading its target; a second failure for the same file in one user prompt ends the turn."
     `);
     expect(findShell("sh")).toEqual({ id: "sh", path: "/bin/sh", dialect: "posix", args: ["-c"] });
+  });
+
+  it("tells the model where the scratch directory is, when there is one, and this deployment's timeout bounds", () => {
+    const tool = createShellTool({
+      workspace: "/w",
+      scratchDir: "/state/scratch/s1",
+      options: { deadline_ms: 120_000, default_timeout_ms: 30_000 },
+    });
+    expect(tool.description).toMatchInlineSnapshot(`
+      "Runs a command line non-interactively with the pinned shell (/bin/sh -c by default) in the workspace.
+      stdin is closed; the environment is small and clean (fixed PATH, UTF-8 locale, no HOME or credentials); only PABLO_TASK_* variables may be added.
+      PABLO_SCRATCH_DIR holds the absolute path of this session's scratch directory, outside the workspace: put temporary files (one-off scripts, downloads, drafts) there rather than in the workspace.
+      stdout and stderr are returned separately, ANSI escapes removed, each cut to its last lines; a non-zero exit status is an error that keeps exitCode, stdout and stderr.
+      The timeout is 30000 ms unless timeout_ms asks for 1000 to 120000 ms; the command and everything it starts are ended at the timeout.
+      Command rules may allow only some commands: globbing, expansions, substitutions, redirections and other dynamic shell constructs are then refused.
+      A failed patch command (apply_patch, git apply, patch) may be retried once after re-reading its target; a second failure for the same file in one user prompt ends the turn."
+    `);
+    expect(toJsonSchema(tool.inputSchema)).toMatchObject({
+      properties: { timeout_ms: { minimum: 1_000, maximum: 120_000 } },
+    });
   });
 });

@@ -3,8 +3,16 @@ import Type, { type Static } from "typebox";
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 export const MAX_OUTPUT_BYTES_LIMIT = 8 * 1024 * 1024;
 
-/** The closed input schema of shell.run; the timeout's maximum is the deployment's shell deadline. */
-export function shellRunSchema(deadlineMs: number, defaultTimeoutMs: number) {
+/** Seed 001 §5: a mandatory 60 s timeout, and only a bounded 1 s to 300 s override. */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+export const MIN_TIMEOUT_MS = 1_000;
+export const MAX_TIMEOUT_MS = 300_000;
+
+/**
+ * The closed input schema of shell.run. The timeout's maximum is the smaller of 300 s and the
+ * host's shell deadline, already folded into `maxTimeoutMs`.
+ */
+export function shellRunSchema(maxTimeoutMs: number, defaultTimeoutMs: number) {
   return Type.Object(
     {
       command: Type.String({
@@ -21,9 +29,9 @@ export function shellRunSchema(deadlineMs: number, defaultTimeoutMs: number) {
       ),
       timeout_ms: Type.Optional(
         Type.Integer({
-          minimum: 1,
-          maximum: deadlineMs,
-          description: `Milliseconds before the command and everything it started are ended. Default ${defaultTimeoutMs}.`,
+          minimum: MIN_TIMEOUT_MS,
+          maximum: maxTimeoutMs,
+          description: `Milliseconds before the command and everything it started are ended, ${MIN_TIMEOUT_MS} to ${maxTimeoutMs}. Default ${defaultTimeoutMs}.`,
         }),
       ),
       max_output_bytes: Type.Optional(

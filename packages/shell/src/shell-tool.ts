@@ -1,13 +1,22 @@
 import { randomUUID } from "node:crypto";
 import { defineTool, ErrorCode, fail, type ToolDefinition } from "@pablo/kernel";
-import { cleanEnvironment, RUN_MARKER_VARIABLE } from "./clean-env.js";
+import { CLEAN_PATH, cleanEnvironment, RUN_MARKER_VARIABLE } from "./clean-env.js";
+import { parseCommandLine } from "./command-parser.js";
 import { defaultResolveCwd } from "./default-resolve-cwd.js";
-import { resolveShellOptions, type ShellOptions } from "./options.js";
-import { planCall, prepareCall, type ResolveCwd } from "./plan-call.js";
+import { loginPath } from "./login-path.js";
+import { type ResolvedShellOptions, resolveShellOptions, type ShellOptions } from "./options.js";
+import { lastPatchCommand } from "./patch-commands.js";
+import { countPatchFailure } from "./patch-failures.js";
+import { fixedCommandPath, type PlanDeps, planCall, prepareCall, type ResolveCwd } from "./plan-call.js";
 import { type ProcessControl, procProcessControl } from "./proc-processes.js";
 import { runProcess } from "./run-process.js";
 import { shellResult } from "./shell-result.js";
-import { DEFAULT_MAX_OUTPUT_BYTES, type ShellRunSchema, shellRunSchema } from "./shell-schema.js";
+import {
+  DEFAULT_MAX_OUTPUT_BYTES,
+  MIN_TIMEOUT_MS,
+  type ShellRunSchema,
+  shellRunSchema,
+} from "./shell-schema.js";
 
 export interface ShellToolConfig {
   /** Canonical absolute path of the workspace root. */
@@ -16,30 +25,31 @@ export interface ShellToolConfig {
   readonly options?: ShellOptions;
   /** Contains `cwd` inside the workspace. Default: @pablo/fs's `resolveContainedDirectory`, symlinks refused. */
   readonly resolveCwd?: ResolveCwd;
-  /** Exported to commands as PABLO_SCRATCH_DIR. */
+  /** Exported to commands as PABLO_SCRATCH_DIR, and named in the description. */
   readonly scratchDir?: string;
   /** Finds and signals a run's processes. Default: `/proc`. */
   readonly processes?: ProcessControl;
 }
 
-const DESCRIPTION = `Runs a command line non-interactively with the pinned shell (/bin/sh -c by default) in the workspace.
-stdin is closed; the environment is small and clean (fixed PATH, UTF-8 locale, no HOME or credentials); only PABLO_TASK_* variables may be added.
-stdout and stderr are returned separately, ANSI escapes removed, each cut to its last lines; a non-zero exit status is an error that keeps exitCode, stdout and stderr.
-The command and everything it starts are ended at the timeout. Command rules may allow only some commands: globbing, expansions, substitutions, redirections and other dynamic shell constructs are then refused.`;
-
 /**
- * The shell.run tool. Throws {@link PabloError} `INVALID_OPTIONS` when the options are invalid.
- * Options are read once, here; the shell entry is resolved again for every call.
+ * The shell.run tool. Throws {@link PabloError} `INVALID_OPTIONS` or `COMMAND_SHELL_INVALID` when
+ * the options are invalid. Options are read once, here; the shell entry is resolved again for
+ * every call, right before it runs.
  */
 export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRunSchema> {
   const options = resolveShellOptions(config.options);
-  const deps = { workspace: config.workspace, options, resolveCwd: config.resolveCwd ?? defaultResolveCwd };
+  const deps: PlanDeps = {
+    workspace: config.workspace,
+    options,
+    resolveCwd: config.resolveCwd ?? defaultResolveCwd,
+    commandPath: options.loginPathProbe ? async () => (await loginPath()) ?? CLEAN_PATH : fixedCommandPath,
+  };
   const control = config.processes ?? procProcessControl();
   return defineTool({
     name: "shell.run",
-    description: DESCRIPTION,
+    description: description(options, config.scratchDir),
     summary: "Run a non-interactive shell command in the workspace",
-    inputSchema: shellRunSchema(options.deadlineMs, options.defaultTimeoutMs),
+    inputSchema: shellRunSchema(options.maxTimeoutMs, options.defaultTimeoutMs),
     risk: "high",
     effects: ["process"],
     category: "process",
@@ -56,6 +66,7 @@ export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRu
       const marker = randomUUID();
       const env = cleanEnvironment({
         marker,
+        path: plan.path,
         ...(config.scratchDir ? { scratchDir: config.scratchDir } : {}),
         ...(args.env ? { additions: args.env } : {}),
       });
@@ -73,12 +84,39 @@ export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRu
         killGraceMs: options.killGraceMs,
         cleanupMs: options.cleanupMs,
       });
-      return shellResult(outcome, {
+      const result = shellResult(outcome, {
         maxLines: options.maxLines,
         maxChars: options.maxChars,
         timeoutMs: plan.timeoutMs,
         shell: plan.shell.path,
       });
+      const patch = lastPatchCommand(
+        args.command,
+        parseCommandLine(args.command, { maxLength: options.maxCommandLength }),
+      );
+      if (!patch) return result;
+      const site = { workspace: config.workspace, cwd: plan.cwd, scratchDir: config.scratchDir };
+      return countPatchFailure(result, patch, site, ctx);
     },
   });
+}
+
+/**
+ * What the model reads about shell.run. It names the timeout bounds of this deployment, and the
+ * scratch directory only when there is one, so the model is never told of a variable that is unset.
+ */
+function description(options: ResolvedShellOptions, scratchDir: string | undefined): string {
+  return [
+    "Runs a command line non-interactively with the pinned shell (/bin/sh -c by default) in the workspace.",
+    "stdin is closed; the environment is small and clean (fixed PATH, UTF-8 locale, no HOME or credentials); only PABLO_TASK_* variables may be added.",
+    ...(scratchDir
+      ? [
+          "PABLO_SCRATCH_DIR holds the absolute path of this session's scratch directory, outside the workspace: put temporary files (one-off scripts, downloads, drafts) there rather than in the workspace.",
+        ]
+      : []),
+    "stdout and stderr are returned separately, ANSI escapes removed, each cut to its last lines; a non-zero exit status is an error that keeps exitCode, stdout and stderr.",
+    `The timeout is ${options.defaultTimeoutMs} ms unless timeout_ms asks for ${MIN_TIMEOUT_MS} to ${options.maxTimeoutMs} ms; the command and everything it starts are ended at the timeout.`,
+    "Command rules may allow only some commands: globbing, expansions, substitutions, redirections and other dynamic shell constructs are then refused.",
+    "A failed patch command (apply_patch, git apply, patch) may be retried once after re-reading its target; a second failure for the same file in one user prompt ends the turn.",
+  ].join("\n");
 }

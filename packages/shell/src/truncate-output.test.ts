@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stripAnsi, truncateOutput } from "./index.js";
+import { OutputCapture } from "./output-capture.js";
+import { truncateCaptured } from "./truncate-output.js";
 
 const lines = (n: number, from = 1) => Array.from({ length: n }, (_, i) => `line ${i + from}`);
 
@@ -26,6 +28,25 @@ describe("truncateOutput (seed 003's truncator)", () => {
       line 10
       …[truncated 8 lines]"
     `);
+  });
+
+  it("over a capture that dropped bytes, counts the lines lost in the gap and says bytes were cut", () => {
+    const capture = new OutputCapture(40);
+    capture.push(Buffer.from(`${lines(100).join("\n")}\n`));
+    const captured = capture.text();
+    expect(truncateCaptured(captured, { maxLines: 2 })).toBe(
+      "line 99\nline 100\n…[truncated 98 lines; 752 bytes over max_output_bytes were not captured]",
+    );
+    // The whole capture fits: its own gap marker shows the cut.
+    expect(truncateCaptured(captured, { maxLines: 50 })).toBe(captured.text);
+    expect(captured.text).toContain("[… 752 bytes dropped …]");
+  });
+
+  it("counts a tail line that begins inside the dropped bytes as truncated", () => {
+    const capture = new OutputCapture(16);
+    capture.push(Buffer.from("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\nend\n"));
+    const out = truncateCaptured(capture.text(), { maxLines: 2, maxChars: 200 });
+    expect(out).toBe("aaa\nend\n…[truncated 1 line; 29 bytes over max_output_bytes were not captured]");
   });
 
   it("strips ANSI colour, cursor and title escapes", () => {

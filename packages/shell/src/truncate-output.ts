@@ -24,34 +24,111 @@ export function stripAnsi(text: string): string {
  * arithmetic: no tokenizer. A text within both bounds comes back with only its escapes removed.
  */
 export function truncateOutput(text: string, options: TruncateOptions = {}): string {
-  const maxLines = Math.max(1, options.maxLines ?? DEFAULT_TRUNCATION.maxLines);
-  const maxChars = Math.max(1, options.maxChars ?? DEFAULT_TRUNCATION.maxChars);
   const clean = stripAnsi(text);
+  return keepEnd(clean, bounds(options), (cutLines) => markerFor(cutLines));
+}
+
+/** What the capture kept of a stream, as {@link truncateCaptured} needs it. */
+export interface CaptureView {
+  /** The kept text, with the capture's own gap marker where bytes were dropped. */
+  readonly text: string;
+  readonly droppedBytes: number;
+  readonly totalLines: number;
+  /** The kept tail alone, present when bytes were dropped. */
+  readonly tail?: string;
+}
+
+/**
+ * The truncator over a bounded capture. When the capture dropped the middle of a stream and the
+ * whole kept text does not fit, the model receives the end of the kept tail, and the marker counts
+ * every line it does not see (those in the dropped bytes too, which the capture counted as they
+ * passed) and says that bytes were cut at capture, which the gap marker no longer shows.
+ */
+export function truncateCaptured(captured: CaptureView, options: TruncateOptions = {}): string {
+  const limits = bounds(options);
+  if (captured.droppedBytes === 0 || captured.tail === undefined) {
+    return truncateOutput(captured.text, options);
+  }
+  const whole = stripAnsi(captured.text);
+  if (lineCount(whole) <= limits.maxLines && whole.length <= limits.maxChars) return whole;
+  const tail = stripAnsi(captured.tail);
+  const tailLines = lineCount(tail);
+  return keepEnd(
+    tail,
+    limits,
+    (cutLines) => {
+      // The tail's first line begins inside the dropped bytes: when it is kept, it is partial.
+      const shown = Math.max(0, tailLines - cutLines - (cutLines === 0 ? 1 : 0));
+      return captureMarker(captured.totalLines - shown, captured.droppedBytes);
+    },
+    true,
+  );
+}
+
+interface Bounds {
+  readonly maxLines: number;
+  readonly maxChars: number;
+}
+
+function bounds(options: TruncateOptions): Bounds {
+  return {
+    maxLines: Math.max(1, options.maxLines ?? DEFAULT_TRUNCATION.maxLines),
+    maxChars: Math.max(1, options.maxChars ?? DEFAULT_TRUNCATION.maxChars),
+  };
+}
+
+/**
+ * Keeps the last `maxLines` lines of `clean` and then the end that fits `maxChars` with the
+ * marker; `marker(cutLines)` is given the lines of `clean` cut, a line cut in the middle included.
+ * With `always`, the marker is appended even when nothing of `clean` was cut.
+ */
+function keepEnd(
+  clean: string,
+  limits: Bounds,
+  marker: (cutLines: number) => string,
+  always = false,
+): string {
+  const { maxLines, maxChars } = limits;
   const lines = clean.split("\n");
   // A final newline ends the last line rather than starting an empty one.
   const trailingNewline = lines.length > 1 && lines[lines.length - 1] === "";
   if (trailingNewline) lines.pop();
-  if (lines.length <= maxLines && clean.length <= maxChars) return clean;
+  if (!always && lines.length <= maxLines && clean.length <= maxChars) return clean;
 
   const kept = lines.slice(-maxLines);
   let dropped = lines.length - kept.length;
   let body = kept.join("\n");
-  let marker = markerFor(dropped);
-  if (body.length + marker.length > maxChars) {
-    const room = Math.max(0, maxChars - markerFor(lines.length).length);
+  let suffix = marker(dropped);
+  if (body.length + suffix.length > maxChars) {
+    const room = Math.max(0, maxChars - marker(lines.length).length);
     const start = safeStart(body, body.length - room);
     if (start > 0) {
       // A line cut in the middle counts as truncated too.
       dropped += countNewlines(body, start) + (body[start - 1] === "\n" ? 0 : 1);
       body = body.slice(start);
     }
-    marker = markerFor(dropped);
+    suffix = marker(dropped);
   }
-  return `${body}${marker}`.slice(-maxChars);
+  return `${body}${suffix}`.slice(-maxChars);
+}
+
+function captureMarker(lines: number, droppedBytes: number): string {
+  return `\n…[truncated ${plural(lines, "line")}; ${plural(droppedBytes, "byte")} over max_output_bytes were not captured]`;
+}
+
+/** Lines of a text, a final newline ending the last line. */
+function lineCount(text: string): number {
+  if (text === "") return 0;
+  const feeds = countNewlines(text, text.length);
+  return feeds + (text.endsWith("\n") ? 0 : 1);
 }
 
 function markerFor(lines: number): string {
-  return `\n…[truncated ${lines} lines]`;
+  return `\n…[truncated ${plural(lines, "line")}]`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 /** Newlines before `end`. */

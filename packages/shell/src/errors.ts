@@ -1,0 +1,12 @@
+/**
+ * Codes of the host faults this package throws as `PabloError` while resolving `[options.shell]`.
+ * Results a model receives use the kernel's `ErrorCode` register instead.
+ */
+export const ShellOptionsErrorCode = {
+  /** A value the options schema or its cross-field checks refuse. */
+  INVALID_OPTIONS: "INVALID_OPTIONS",
+  /** `shell` names no shell ID this platform supports (seed 001 §5). */
+  COMMAND_SHELL_INVALID: "COMMAND_SHELL_INVALID",
+} as const;
+
+export type ShellOptionsErrorCode = (typeof ShellOptionsErrorCode)[keyof typeof ShellOptionsErrorCode];
