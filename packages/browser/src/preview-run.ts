@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { fail, ok, type ToolContext, type ToolResult } from "@pablo/kernel";
 import { BrowserErrorCode } from "./errors.js";
 import { endBrowser, prepareRun, startBrowser } from "./launch-browser.js";
@@ -43,6 +44,7 @@ class Stopped extends Error {
  * first, which makes every pending browser operation fail, and the work is then joined.
  */
 export async function render(plan: RenderPlan, ctx: ToolContext): Promise<ToolResult> {
+  const run = await prepareRun();
   const budgetMs = Math.max(1, Math.min(plan.options.timeoutMs, ctx.deadline - Date.now()));
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(new Stopped("TOOL_TIMEOUT")), budgetMs);
@@ -50,7 +52,10 @@ export async function render(plan: RenderPlan, ctx: ToolContext): Promise<ToolRe
     stop.abort(new Stopped(Date.now() >= ctx.deadline ? "TOOL_TIMEOUT" : "TOOL_CANCELLED"));
   if (ctx.signal.aborted) onAbort();
   else ctx.signal.addEventListener("abort", onAbort, { once: true });
-  const run = await prepareRun();
+  const screenshotPath = join(
+    plan.scratchDir,
+    `browser-preview-${Date.now()}-${randomBytes(4).toString("hex")}.png`,
+  );
   const stopped = new Promise<never>((_, reject) => {
     if (stop.signal.aborted) reject(stop.signal.reason);
     stop.signal.addEventListener("abort", () => reject(stop.signal.reason), { once: true });
@@ -74,10 +79,7 @@ export async function render(plan: RenderPlan, ctx: ToolContext): Promise<ToolRe
       maxTextBytes: plan.options.maxTextBytes,
       maxTitleChars: MAX_TITLE_CHARS,
       maxScreenshotBytes: MAX_SCREENSHOT_BYTES,
-      screenshotPath: join(
-        plan.scratchDir,
-        `browser-preview-${Date.now()}-${randomBytes(4).toString("hex")}.png`,
-      ),
+      screenshotPath,
       timeoutMs: budgetMs,
       signal: stop.signal,
     });
@@ -93,7 +95,9 @@ export async function render(plan: RenderPlan, ctx: ToolContext): Promise<ToolRe
   }
   const ended = await endBrowser(run, CLEANUP_MS);
   // Joined: once the browser is gone its pending operations settle at once.
-  await Promise.race([work.catch(() => undefined), new Promise((r) => setTimeout(r, CLEANUP_MS))]);
+  await Promise.race([work.catch(() => undefined), delay(CLEANUP_MS, undefined, { ref: false })]);
+  // A write that was already under way when the call stopped leaves no file behind a failure.
+  if (!result.ok) await rm(screenshotPath, { force: true }).catch(() => undefined);
   if (ended.survivors.length > 0) {
     return fail(
       BrowserErrorCode.TOOL_CLEANUP_FAILED,
