@@ -29,7 +29,11 @@ describe("resolveContainedDirectory", () => {
     };
     expect(await codeOf("out")).toBe("SYMLINK_REFUSED");
     expect(await codeOf("src-link")).toBe("SYMLINK_REFUSED");
-    expect(await codeOf("..")).toBe("INVALID_ARGUMENT");
+    // Seed 001 4a: a `..` escape is an outside path (it was INVALID_ARGUMENT before `..` was normalized).
+    expect(await codeOf("..")).toBe("OUTSIDE_WORKSPACE");
+    expect(await codeOf("src/../..")).toBe("OUTSIDE_WORKSPACE");
+    expect(await resolveContainedDirectory(ws, "src/lib/..")).toEqual({ ok: true, path: join(ws, "src") });
+    expect(await codeOf("file.txt/.")).toBe("INVALID_ARGUMENT");
     expect(await codeOf("file.txt")).toBe("INVALID_ARGUMENT");
     expect(await codeOf("missing")).toBe("NOT_FOUND");
     expect(await codeOf(join(base, "outside"))).toBe("OUTSIDE_WORKSPACE");

@@ -14,32 +14,41 @@ function layout() {
   return { base, ws, evil };
 }
 
-describe("traversal is refused, not normalized", () => {
-  it.each([
-    "..",
-    "../proj-evil/secret.txt",
-    "dir/../a.txt",
-    "dir/..",
-    "./..",
-    "dir/./../../x",
-    "a/b/../../..",
-  ])("%s is INVALID_ARGUMENT for every tool", async (path) => {
+// Seed 001 4a changed what `..` means: it is applied lexically, and an escape is an outside-path
+// request (OUTSIDE_WORKSPACE under the default `outside_paths = "deny"`), no longer INVALID_ARGUMENT.
+// outside-paths.test.ts covers the permission flow; these are the same spellings as before.
+describe("traversal is normalized lexically, and an escape is an outside path", () => {
+  it.each(["..", "../proj-evil/secret.txt", "./..", "dir/./../../x", "a/b/../../.."])(
+    "%s is OUTSIDE_WORKSPACE for every tool under the default outside_paths",
+    async (path) => {
+      const { ws, evil } = layout();
+      const h = await fsHarness({ workspace: ws });
+      expect(code(await h.call("fs_read", { path }))).toBe("OUTSIDE_WORKSPACE");
+      expect(code(await h.call("fs_list", { path }))).toBe("OUTSIDE_WORKSPACE");
+      expect(code(await h.call("fs_search", { path, query: "x" }))).toBe("OUTSIDE_WORKSPACE");
+      expect(code(await h.call("fs_glob", { path, pattern: "*" }))).toBe("OUTSIDE_WORKSPACE");
+      expect(code(await h.call("fs_write", { path, content: "x", expected_revision: null }))).toBe(
+        "OUTSIDE_WORKSPACE",
+      );
+      expect(readFileSync(join(evil, "secret.txt"), "utf8")).toBe("SECRET\n");
+    },
+  );
+
+  it("resolves dir/../a.txt and dir/.. inside the workspace without opening dir", async () => {
     const { ws } = layout();
     const h = await fsHarness({ workspace: ws });
-    expect(code(await h.call("fs_read", { path }))).toBe("INVALID_ARGUMENT");
-    expect(code(await h.call("fs_list", { path }))).toBe("INVALID_ARGUMENT");
-    expect(code(await h.call("fs_search", { path, query: "x" }))).toBe("INVALID_ARGUMENT");
-    expect(code(await h.call("fs_glob", { path, pattern: "*" }))).toBe("INVALID_ARGUMENT");
-    expect(code(await h.call("fs_write", { path, content: "x", expected_revision: null }))).toBe(
-      "INVALID_ARGUMENT",
-    );
+    expect(data(await h.call("fs_read", { path: "dir/../a.txt" }))).toMatchObject({ path: "a.txt" });
+    expect(data(await h.call("fs_read", { path: "missing/../a.txt" }))).toMatchObject({ path: "a.txt" });
+    expect(data(await h.call("fs_list", { path: "dir/.." }))).toMatchObject({ path: ".", total: 2 });
+    expect(code(await h.call("fs_read", { path: "dir/.." }))).toBe("INVALID_ARGUMENT");
   });
 
   it("refuses an absolute path that climbs out with ..", async () => {
     const { ws, evil } = layout();
     const h = await fsHarness({ workspace: ws });
     const result = await h.call("fs_read", { path: `${ws}/../proj-evil/secret.txt` });
-    expect(code(result)).toBe("INVALID_ARGUMENT");
+    expect(code(result)).toBe("OUTSIDE_WORKSPACE");
+    expect(JSON.stringify(result)).not.toContain("SECRET");
     expect(readFileSync(join(evil, "secret.txt"), "utf8")).toBe("SECRET\n");
   });
 

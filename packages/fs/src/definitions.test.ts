@@ -1,7 +1,10 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { createCatalog, toJsonSchema } from "@pablo/kernel";
 import { describe, expect, it } from "vitest";
 import { createFsTools } from "./create-fs-tools.js";
 import * as entry from "./index.js";
+import { createScratchRoot } from "./scratch.js";
 import { useTempDir } from "./test-support/harness.js";
 
 describe("what the model sees", () => {
@@ -94,6 +97,31 @@ describe("what the model sees", () => {
     expect(shown).toMatchSnapshot();
   });
 
+  it("states the session scratch directory's absolute path in fs.read, fs.write and fs.edit", async () => {
+    const base = useTempDir();
+    const scratch = createScratchRoot(join(base, "data"), "s-1");
+    const ws = join(base, "ws");
+    mkdirSync(ws);
+    const tools = await createFsTools({ workspace: ws, scratch });
+    const plain = await createFsTools({ workspace: ws });
+    const shown = Object.fromEntries(
+      tools.map((t, i) => {
+        const added = t.description.slice(plain[i]?.description.length ?? 0);
+        return [t.name, added.replaceAll(scratch.path, "<scratch>")];
+      }),
+    );
+    expect(shown).toMatchInlineSnapshot(`
+      {
+        "fs.edit": " The session scratch directory is <scratch>: address it by that absolute path (relative paths always resolve against the workspace); changes there need no approval and leave no review record.",
+        "fs.glob": "",
+        "fs.list": "",
+        "fs.read": " The session scratch directory is <scratch>: address it by that absolute path (relative paths always resolve against the workspace).",
+        "fs.search": "",
+        "fs.write": " The session scratch directory is <scratch>: address it by that absolute path (relative paths always resolve against the workspace); changes there need no approval and leave no review record.",
+      }
+    `);
+  });
+
   it("describes a tracked-revisions deployment in the schemas the model reads", async () => {
     const tools = await createFsTools({ workspace: useTempDir(), options: { revisions: "tracked" } });
     const write = toJsonSchema(tools.find((t) => t.name === "fs.write")?.inputSchema ?? {});
@@ -113,6 +141,7 @@ describe("public surface", () => {
         "PortError",
         "ReviewChangeSchema",
         "ReviewStore",
+        "STALE_REVIEW_MS",
         "STALE_SCRATCH_MS",
         "createFsTools",
         "createLocalFs",
@@ -120,6 +149,7 @@ describe("public surface", () => {
         "createScratchRoot",
         "resolveContainedDirectory",
         "resolveFsOptions",
+        "scratchNotice",
         "sweepReviewStores",
         "sweepScratch",
       ]

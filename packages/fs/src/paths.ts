@@ -1,22 +1,32 @@
 import { ErrorCode, fail, type ToolFailure } from "@pablo/kernel";
 
-/** A tool path after lexical checks: never normalized, only split. */
+/** A tool path after lexical checks and lexical `..` normalization. */
 export interface ParsedPath {
   readonly absolute: boolean;
+  /** Components after `.`, empty components and `..` were applied lexically. */
   readonly components: readonly string[];
-  /** The text ended in `/`: the caller named a directory. */
-  readonly trailingSlash: boolean;
+  /**
+   * For a relative path: how many leading `..` climb above the workspace (0 when it stays inside).
+   * Always 0 for an absolute path, where `..` at `/` stays at `/`.
+   */
+  readonly up: number;
+  /**
+   * The text ended in `/`, `/.` or `/..`: the caller named a directory, so the leaf must be one
+   * (`README.md/.` and `README.md/x/..` are never the file `README.md`).
+   */
+  readonly namesDirectory: boolean;
 }
 
 export const MAX_PATH_BYTES = 4096;
 export const MAX_NAME_BYTES = 255;
 
 /**
- * Splits a tool path into components, refusing rather than normalizing anything whose meaning
- * could differ between a lexical and a physical reading: `..` anywhere (across a link the two
- * disagree, and a model can send the normalized path itself), NUL bytes, a leading `//` (its
- * meaning is implementation-defined), over-long names and paths. `.` components and repeated
- * slashes inside the path mean the same thing either way and are dropped.
+ * Splits a tool path into components and applies `..` lexically, as seed 001 4a and 4b specify:
+ * `..` removes the component before it without opening it, and a relative path whose `..` climbs
+ * above the workspace becomes an outside path, decided like the equivalent absolute one. What is
+ * left is then resolved component by component without following links, so normalization can never
+ * reach more than its result names. Refused: NUL bytes, a leading `//` (its meaning is
+ * implementation-defined), over-long names and paths, the empty path.
  */
 export function parsePath(
   text: string,
@@ -33,14 +43,16 @@ export function parsePath(
   if (text.startsWith("//")) return refuse('a path may not start with "//"');
   const absolute = text.startsWith("/");
   const parts = (absolute ? text.slice(1) : text).split("/");
-  const trailingSlash = parts.length > 1 && parts[parts.length - 1] === "";
+  const last = parts[parts.length - 1];
+  const namesDirectory = parts.length > 1 && (last === "" || last === "." || last === "..");
   const components: string[] = [];
+  let up = 0;
   for (const part of parts) {
     if (part === "" || part === ".") continue;
     if (part === "..") {
-      return refuse(
-        '".." is refused: paths are never normalized across links; send the path without ".." components',
-      );
+      if (components.length > 0) components.pop();
+      else if (!absolute) up++;
+      continue;
     }
     if (Buffer.byteLength(part, "utf8") > MAX_NAME_BYTES) {
       return refuse(
@@ -49,7 +61,7 @@ export function parsePath(
     }
     components.push(part);
   }
-  return { ok: true, path: { absolute, components, trailingSlash } };
+  return { ok: true, path: { absolute, components, up, namesDirectory } };
 }
 
 /** Lexical normalization of an absolute link target against the real directory that holds the link. */

@@ -1,7 +1,7 @@
 import { ErrorCode, fail, type ToolFailure } from "@pablo/kernel";
 import { joinLinkTarget, startsWith, under } from "./paths.js";
 import { type EntryInfo, errorCode } from "./port/types.js";
-import { displayPath, type Located, type RootSet, type RootState } from "./roots.js";
+import { displayPath, type Located, outsidePath, type RootSet, type RootState } from "./roots.js";
 
 /**
  * What the caller needs at the end of the path. `probe` opens nothing at the leaf and stops at the
@@ -125,6 +125,11 @@ class Walker {
       if (info?.type === "symlink") {
         const refused = await this.#follow(name, ++hops);
         if (refused) return refused;
+        // A probe (for `accesses()`) opens nothing outside the roots before approval: the
+        // canonical outside path is what gets declared.
+        if (want === "probe" && this.#root.kind === "external") {
+          return this.#result(undefined, { type: "absent" }, this.#queue.splice(0));
+        }
         continue;
       }
       if (last) return this.#leaf(want, name, info);
@@ -196,16 +201,27 @@ class Walker {
     }
     const joined = joinLinkTarget([...this.#root.components, ...this.#done], target);
     const inside = joined ? this.#placeInside(joined) : undefined;
-    if (!inside) {
+    if (inside) return this.#restart(inside.root, [...inside.components, ...this.#queue]);
+    if (!joined || this.#roots.outsidePaths === "deny") {
       return fail(ErrorCode.OUTSIDE_WORKSPACE, `${shown} links outside the workspace and scratch roots`, {
         path: shown,
         component: name,
       });
     }
+    // Seed 001 4a: a link escape is an outside-path request like the absolute path it names. The
+    // target and the rest of the path are canonicalized, declared as `external` by the probe, and
+    // walked from `/` with every further link refused.
+    const outside = await outsidePath(this.#roots, [...joined, ...this.#queue]);
+    if ("ok" in outside) return outside;
+    return this.#restart(outside.root, outside.components);
+  }
+
+  /** Continues the walk from the top of `root` (a followed link's target). */
+  async #restart(root: RootState, components: readonly string[]): Promise<undefined> {
     await this.release();
-    this.#root = inside.root;
+    this.#root = root;
     this.#done = [];
-    this.#queue = [...inside.components, ...this.#queue];
+    this.#queue = [...components];
     this.#current = await this.#root.open(false);
     return undefined;
   }
@@ -264,9 +280,7 @@ class Walker {
       return this.#result(name, { type: "directory", handle });
     }
     if (info.type !== "file") return notRegular(shown, info);
-    if (want === "directory") {
-      return fail(ErrorCode.INVALID_ARGUMENT, `${shown} is a file, not a directory`, { path: shown });
-    }
+    if (want === "directory") return isFile(shown);
     const opened = await io.openFile(this.#current, name);
     this.#owned.push(opened.handle);
     return this.#result(name, { type: "file", handle: opened.handle, info: opened.info });
@@ -295,9 +309,17 @@ function isDirectory(path: string): ToolFailure {
   );
 }
 
+/** A component with more path after it is not a directory: `README.md/x` never means anything. */
 function notDirectory(path: string, info: EntryInfo): ToolFailure {
-  if (info.type === "file") return fail(ErrorCode.NOT_FOUND, `${path} is a file, not a directory`, { path });
+  if (info.type === "file") return isFile(path);
   return notRegular(path, info);
+}
+
+function isFile(path: string): ToolFailure {
+  return fail(ErrorCode.INVALID_ARGUMENT, `${path} is a file, not a directory`, {
+    path,
+    reason: "not-a-directory",
+  });
 }
 
 function notRegular(path: string, info: EntryInfo): ToolFailure {

@@ -78,22 +78,48 @@ export function lazyRoot(
 }
 
 /**
- * Places a parsed path in a root. Relative paths always resolve against the workspace. An absolute
+ * Places a parsed path in a root. Relative paths resolve against the workspace; one whose `..`
+ * climbs above it is joined to the workspace's canonical path and placed like that absolute path
+ * (seed 001 4a: a `..` escape is an outside-path request, never implicit access). An absolute
  * path belongs to the workspace or the scratch root when it lies under one of their spellings by
  * whole components (so `/w/proj-evil` is not under `/w/proj`); anything else is an explicit
  * outside path, refused unless the deployment sends it through permission as `external`.
  */
 export async function locate(roots: RootSet, path: ParsedPath): Promise<Located | ToolFailure> {
-  if (!path.absolute) return { root: roots.workspace, components: path.components };
+  if (!path.absolute && path.up === 0) return { root: roots.workspace, components: path.components };
+  const components = path.absolute
+    ? path.components
+    : [
+        ...roots.workspace.components.slice(0, Math.max(0, roots.workspace.components.length - path.up)),
+        ...path.components,
+      ];
+  const inside = placeInRoots(roots, components);
+  if (inside) return inside;
+  return outsidePath(roots, components);
+}
+
+/** The workspace or scratch root an absolute path lies under by whole components, if any. */
+export function placeInRoots(roots: RootSet, components: readonly string[]): Located | undefined {
   for (const root of [roots.workspace, roots.scratch]) {
     if (!root) continue;
     for (const prefix of [root.components, ...root.aliases]) {
-      if (startsWith(path.components, prefix)) {
-        return { root, components: path.components.slice(prefix.length) };
-      }
+      if (startsWith(components, prefix)) return { root, components: components.slice(prefix.length) };
     }
   }
-  const absolute = under("/", path.components);
+  return undefined;
+}
+
+/**
+ * An absolute path outside both roots: `OUTSIDE_WORKSPACE` under `outside_paths = "deny"`, else the
+ * external root with the path's canonical form. It is approved in that form; at execution it is
+ * canonicalized and walked again from `/` with every link refused, so a link planted after
+ * approval cannot redirect it.
+ */
+export async function outsidePath(
+  roots: RootSet,
+  components: readonly string[],
+): Promise<Located | ToolFailure> {
+  const absolute = under("/", components);
   if (roots.outsidePaths === "deny") {
     return fail(ErrorCode.OUTSIDE_WORKSPACE, `${absolute} is outside the workspace and scratch roots`, {
       path: absolute,
@@ -101,8 +127,6 @@ export async function locate(roots: RootSet, path: ParsedPath): Promise<Located 
       ...(roots.scratch ? { scratch: roots.scratch.canonical } : {}),
     });
   }
-  // An explicit outside path is approved in its canonical form; at execution it is walked again
-  // from `/` with every link refused, so a link planted after approval cannot redirect it.
   let canonical: string;
   try {
     canonical = await roots.io.canonicalize(absolute);

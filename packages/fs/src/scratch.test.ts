@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createScratchRoot, STALE_SCRATCH_MS, sweepScratch } from "./scratch.js";
+import { createScratchRoot, STALE_SCRATCH_MS, scratchNotice, sweepScratch } from "./scratch.js";
 import { useTempDir } from "./test-support/harness.js";
 
 describe("scratch roots", () => {
@@ -32,5 +32,14 @@ describe("scratch roots", () => {
     });
     expect(removed).toEqual(["dead-fresh"]);
     expect(later.sort()).toEqual(["live-fresh", "live-stale"]);
+  });
+
+  it("words the system-prompt notice with the path, the relative-path rule and prompt-free writes", () => {
+    expect(scratchNotice("/var/lib/pablo/scratch/s-1")).toMatchInlineSnapshot(
+      `"Your session scratch directory is /var/lib/pablo/scratch/s-1: put temporary files there (one-off scripts, downloads, drafts) by that absolute path, and writing there needs no approval. Relative paths always resolve against the workspace, never against the scratch directory."`,
+    );
+    for (const bad of ["relative/scratch", "/tmp/with\nnewline", "/tmp/with\u0007bell"]) {
+      expect(() => scratchNotice(bad)).toThrow(/INVALID_SCRATCH|absolute path/);
+    }
   });
 });

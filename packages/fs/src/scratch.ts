@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, readdirSync, rmSync } from "node:fs";
-import { join, resolve as resolvePath } from "node:path";
+import { isAbsolute, join, resolve as resolvePath } from "node:path";
 import { PabloError } from "@pablo/kernel";
 
 /**
@@ -28,6 +28,28 @@ export function createScratchRoot(dataDir: string, sessionId: string): ScratchRo
   }
   const path = join(resolvePath(dataDir), "scratch", sessionId);
   return { path, sessionId, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * Two sentences for the system prompt (seed 001 4b: "the path is advertised in the system prompt"):
+ * where the session scratch directory is, that it is addressed by absolute path while relative
+ * paths resolve against the workspace, and that writes there need no approval. Pass the path the
+ * tools were given (`ScratchRoot.path`). Throws `INVALID_SCRATCH` for a relative path or one with
+ * control characters, which would not survive being pasted into a prompt.
+ */
+export function scratchNotice(scratchPath: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+  if (!isAbsolute(scratchPath) || /[\u0000-\u001f\u007f]/.test(scratchPath)) {
+    throw new PabloError(
+      "INVALID_SCRATCH",
+      `the scratch notice needs an absolute path without control characters, got ${JSON.stringify(scratchPath)}`,
+    );
+  }
+  return (
+    `Your session scratch directory is ${scratchPath}: put temporary files there (one-off scripts, downloads, ` +
+    "drafts) by that absolute path, and writing there needs no approval. Relative paths always resolve against " +
+    "the workspace, never against the scratch directory."
+  );
 }
 
 export interface SweepOptions {

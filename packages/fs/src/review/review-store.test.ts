@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { code, data, fsHarness, useTempDir, writeTree } from "../test-support/harness.js";
 import type { ReviewChange } from "./review-change.js";
-import { NOT_REVERSIBLE, ReviewStore, sweepReviewStores } from "./review-store.js";
+import { NOT_REVERSIBLE, ReviewStore } from "./review-store.js";
+import { sweepReviewStores } from "./sweep-reviews.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 

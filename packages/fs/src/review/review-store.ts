@@ -206,18 +206,6 @@ export class ReviewStore {
   }
 }
 
-/** Removes review stores under `baseDir` whose session is gone (orphans of a crash or force-quit). */
-export function sweepReviewStores(baseDir: string, isLive: (sessionId: string) => boolean): string[] {
-  if (!existsSync(baseDir)) return [];
-  const removed: string[] = [];
-  for (const entry of readdirSync(baseDir, { withFileTypes: true })) {
-    if (!entry.isDirectory() || isLive(entry.name)) continue;
-    rmSync(join(baseDir, entry.name), { recursive: true, force: true });
-    removed.push(entry.name);
-  }
-  return removed;
-}
-
 async function currentRevision(io: FsPort, leaf: { type: string; handle?: number }): Promise<string | null> {
   if (leaf.type !== "file" || leaf.handle === undefined) return null;
   return (await snapshot(io, leaf.handle, {}, new Yielder())).revision;

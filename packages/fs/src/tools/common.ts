@@ -1,6 +1,7 @@
 import { ErrorCode, fail, type ToolFailure } from "@pablo/kernel";
 import Type from "typebox";
 import { ChangedWhileReading } from "../content.js";
+import type { FsEnv } from "../env.js";
 import { MAX_PATH_BYTES } from "../paths.js";
 import { portFailure } from "../resolve.js";
 import { Cancelled } from "../yielder.js";
@@ -12,8 +13,24 @@ export function PathArg(what: string, defaultText?: string) {
     maxLength: MAX_PATH_BYTES,
     description:
       `${what}: relative to the workspace, or absolute inside the workspace or the session scratch directory` +
-      `${defaultText ? ` (default ${defaultText})` : ""}. ".." components are refused, never normalized.`,
+      `${defaultText ? ` (default ${defaultText})` : ""}. ".." is applied to the text before anything is opened; ` +
+      "a path that ends up outside the workspace and the scratch directory is an explicit outside-path request, " +
+      "which the deployment may refuse.",
   });
+}
+
+/**
+ * The sentence fs.read, fs.write and fs.edit add to their descriptions when the session has a
+ * scratch root (seed 001 4b: the model addresses scratch by absolute path, so it must be told it).
+ */
+export function scratchSentence(env: FsEnv, mutation: boolean): string {
+  const scratch = env.roots.scratch;
+  if (!scratch) return "";
+  const free = mutation ? "; changes there need no approval and leave no review record" : "";
+  return (
+    ` The session scratch directory is ${scratch.canonical}: address it by that absolute path ` +
+    `(relative paths always resolve against the workspace)${free}.`
+  );
 }
 
 /** Turns what a tool body threw into the result a model can act on. */

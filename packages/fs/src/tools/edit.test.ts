@@ -154,4 +154,30 @@ describe.each(PORTS)("fs.edit on the %s port", (kind) => {
     data(await h.call("fs_edit", { path: "a.txt", old_string: "one", new_string: "two" }));
     expect(w.read("a.txt")).toBe("two\n");
   });
+
+  it("asks for the revision fs.read returned when it is missing, never for null, which fs.edit rejects", async () => {
+    const { h } = await setup({ "a.txt": "a\n" });
+    const missing = await h.call("fs_edit", { path: "a.txt", old_string: "a", new_string: "b" });
+    expect(!missing.ok && missing.error.message).toBe(
+      "expected_revision is required: pass the revision fs.read returned for this file",
+    );
+    // What the message suggests is accepted; null is not (the schema has no null for fs.edit).
+    expect(
+      code(
+        await h.call("fs_edit", { path: "a.txt", old_string: "a", new_string: "b", expected_revision: null }),
+      ),
+    ).toBe("INVALID_ARGUMENT");
+    const read = data<{ revision: string }>(await h.call("fs_read", { path: "a.txt" }));
+    data(
+      await h.call("fs_edit", {
+        path: "a.txt",
+        old_string: "a",
+        new_string: "b",
+        expected_revision: read.revision,
+      }),
+    );
+    // fs.write keeps offering null, which it accepts.
+    const write = await h.call("fs_write", { path: "new.txt", content: "x" });
+    expect(!write.ok && write.error.message).toContain("null to create a new file");
+  });
 });

@@ -2,7 +2,7 @@ import { defineTool, ErrorCode, fail, type ToolFailure, type ToolResult } from "
 import Type from "typebox";
 import type { FsEnv } from "../env.js";
 import { firstInvalidUtf8, isValidUtf8 } from "../utf8.js";
-import { PathArg } from "./common.js";
+import { PathArg, scratchSentence } from "./common.js";
 import { mutate } from "./mutate.js";
 import { declare, planPath, refuseProtected } from "./plan.js";
 import { countFailedEdit } from "./revisions.js";
@@ -38,14 +38,15 @@ export function editTool(env: FsEnv) {
       "Replaces the single exact, literal occurrence of `old_string` with `new_string` in a UTF-8 file at the " +
       "given revision, installed atomically like fs.write. No occurrence or several fail with the count: read " +
       "the file again and retry once with more context. A second failed edit of the same file in one user prompt " +
-      "ends the turn so the mismatch can be reported instead of repaired in a loop.",
+      "ends the turn so the mismatch can be reported instead of repaired in a loop." +
+      scratchSentence(env, true),
     inputSchema: editArgs(env.options.revisions === "tracked"),
     risk: "high",
     effects: ["fs.write"],
     category: "write",
     mutates: true,
     async accesses(args, ctx) {
-      const planned = await planPath(env, args.path);
+      const planned = await planPath(env, args.path, "file");
       if ("ok" in planned) return planned;
       return refuseProtected(env, planned) ?? declare(env, ctx, planned, ["fs.read", "fs.write"]);
     },

@@ -1,4 +1,4 @@
-import { defineTool, ErrorCode, fail, ok, type ToolResult } from "@pablo/kernel";
+import { defineTool, ok, type ToolResult } from "@pablo/kernel";
 import picomatch from "picomatch";
 import Type from "typebox";
 import type { FsEnv } from "../env.js";
@@ -6,6 +6,7 @@ import { displayPath } from "../roots.js";
 import { walkTree } from "../walk/tree.js";
 import { Yielder } from "../yielder.js";
 import { PathArg, thrownFailure } from "./common.js";
+import { refuseGlobPattern } from "./glob-pattern.js";
 import { declare, openPath, planPath, shownPath } from "./plan.js";
 
 export const DEFAULT_GLOB_RESULTS = 1000;
@@ -17,7 +18,8 @@ export const GlobArgs = Type.Object(
       minLength: 1,
       maxLength: 1024,
       description:
-        'Glob matched against paths relative to `path`, for example "**/*.ts" or "src/*.json". `**` crosses directories.',
+        'Glob matched against paths relative to `path`, for example "**/*.ts" or "src/*.json". `**` crosses directories. ' +
+        'Absolute patterns and ".." segments (however spelled, also inside braces) are refused.',
     }),
     path: Type.Optional(PathArg("The directory to search under", '"."')),
     max_results: Type.Optional(
@@ -57,19 +59,15 @@ export function globTool(env: FsEnv) {
     // Seed 001 2.1: Glob and Grep load on demand in Agent mode; Plan and Goal keep them active.
     deferred: "agent-mode",
     async accesses(args, ctx) {
-      const planned = await planPath(env, args.path ?? ".");
+      const refused = refuseGlobPattern(args.pattern);
+      if (refused) return refused;
+      const planned = await planPath(env, args.path ?? ".", "directory");
       return "ok" in planned ? planned : declare(env, ctx, planned, ["fs.read"]);
     },
     async execute(args, ctx): Promise<ToolResult> {
-      if (args.pattern.startsWith("/") || args.pattern.split("/").includes("..")) {
-        return fail(
-          ErrorCode.INVALID_ARGUMENT,
-          'the pattern must be relative to `path` and may not contain ".."',
-          {
-            pattern: args.pattern,
-          },
-        );
-      }
+      // Again for a direct call that skipped accesses().
+      const refused = refuseGlobPattern(args.pattern);
+      if (refused) return refused;
       const resolved = await openPath(env, ctx, args.path ?? ".", "directory");
       if ("ok" in resolved) return resolved;
       const shown = shownPath(resolved);

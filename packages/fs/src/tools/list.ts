@@ -39,7 +39,7 @@ export function listTool(env: FsEnv) {
     category: "read",
     mutates: false,
     async accesses(args, ctx) {
-      const planned = await planPath(env, args.path ?? ".");
+      const planned = await planPath(env, args.path ?? ".", "directory");
       return "ok" in planned ? planned : declare(env, ctx, planned, ["fs.read"]);
     },
     async execute(args, ctx): Promise<ToolResult> {

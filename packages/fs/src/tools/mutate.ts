@@ -79,7 +79,13 @@ async function mutateResolved(
       (reviewed && resolved.leaf.info.size <= env.options.review_snapshot_bytes);
     current = await snapshot(env.io, resolved.leaf.handle, { whole: keep }, yielder);
   }
-  const stale = checkPrecondition(env, ctx, canonical, shown, mutation.expected, current?.revision ?? null);
+  const stale = checkPrecondition(
+    env,
+    ctx,
+    { canonical, shown, operation: mutation.operation },
+    mutation.expected,
+    current?.revision ?? null,
+  );
   if (stale) return done(stale, stale.error.code === ErrorCode.REVISION_CONFLICT);
   const content = mutation.produce(current?.bytes ?? null, shown);
   if (!(content instanceof Uint8Array)) return done(content, content.error.code === ErrorCode.TOOL_FAILED);

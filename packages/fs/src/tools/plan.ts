@@ -1,6 +1,6 @@
 import { type Access, ErrorCode, fail, type ToolContext, type ToolFailure } from "@pablo/kernel";
 import { type FsEnv, protectedHit, rememberDeclared, takeDeclared } from "../env.js";
-import { parsePath, under } from "../paths.js";
+import { type ParsedPath, parsePath, under } from "../paths.js";
 import { type Resolution, resolve, type Want } from "../resolve.js";
 import { displayPath, type Located, locate } from "../roots.js";
 
@@ -17,11 +17,13 @@ export interface Planned {
  * `symlinks: "refuse"` the canonical path is lexical (any link will be refused at execution);
  * with `follow-inside` the existing part of the path is resolved now, and again at execution.
  */
-export async function planPath(env: FsEnv, text: string): Promise<Planned | ToolFailure> {
+export async function planPath(env: FsEnv, text: string, want: Want): Promise<Planned | ToolFailure> {
   const parsed = parsePath(text);
   if (!parsed.ok) return parsed.failure;
   const located = await locate(env.roots, parsed.path);
   if ("ok" in located) return located;
+  const shape = shapeOf(parsed.path, text, want);
+  if (typeof shape !== "string") return shape;
   if (env.options.symlinks === "refuse" || located.root.kind === "external") {
     return {
       located,
@@ -80,22 +82,14 @@ export async function openPath(
   const declared = takeDeclared(env, ctx.callId);
   const parsed = parsePath(text);
   if (!parsed.ok) return parsed.failure;
-  if (parsed.path.trailingSlash) {
-    // "a.txt/" names a directory; it is never silently read or written as the file "a.txt".
-    if (want === "file" || want === "writable") {
-      return fail(
-        ErrorCode.INVALID_ARGUMENT,
-        `${text} ends in "/", which names a directory, but a file is needed`,
-        {
-          path: text,
-        },
-      );
-    }
-    if (want === "file-or-directory") want = "directory";
-  }
   const located = await locate(env.roots, parsed.path);
   if ("ok" in located) return located;
-  const resolved = await resolve(env.roots, located, want, { symlinks: env.options.symlinks, createParents });
+  const shape = shapeOf(parsed.path, text, want);
+  if (typeof shape !== "string") return shape;
+  const resolved = await resolve(env.roots, located, shape, {
+    symlinks: env.options.symlinks,
+    createParents,
+  });
   if ("ok" in resolved) return resolved;
   if (declared !== undefined && declared !== resolved.canonical) {
     await resolved.removeCreated();
@@ -107,6 +101,22 @@ export async function openPath(
     );
   }
   return resolved;
+}
+
+/**
+ * What a path that names a directory (`a.txt/`, `README.md/.`, `README.md/x/..`) may be used for:
+ * never a file, so `..` normalization cannot turn a path through a file into the file itself.
+ */
+function shapeOf(path: ParsedPath, text: string, want: Want): Want | ToolFailure {
+  if (!path.namesDirectory) return want;
+  if (want === "file" || want === "writable") {
+    return fail(
+      ErrorCode.INVALID_ARGUMENT,
+      `${text} ends in "/", "/." or "/..", which names a directory, but a file is needed`,
+      { path: text, reason: "names-directory" },
+    );
+  }
+  return want === "file-or-directory" ? "directory" : want;
 }
 
 /** The display path of a resolution: relative in the workspace, absolute elsewhere. */

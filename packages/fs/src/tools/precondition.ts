@@ -10,11 +10,11 @@ import { recalledRevision } from "./revisions.js";
 export function checkPrecondition(
   env: FsEnv,
   ctx: ToolContext,
-  canonical: string,
-  shown: string,
+  target: { readonly canonical: string; readonly shown: string; readonly operation: "write" | "edit" },
   expected: string | null | undefined,
   current: string | null,
 ): ToolFailure | undefined {
+  const { canonical, shown, operation } = target;
   const conflict = (message: string, reason: string) =>
     fail(ErrorCode.REVISION_CONFLICT, message, { path: shown, current_revision: current, reason });
   if (expected === null) {
@@ -23,8 +23,12 @@ export function checkPrecondition(
       : conflict(`${shown} already exists; pass its current revision to replace it`, "exists");
   }
   if (typeof expected === "string") {
-    if (current === null)
-      return conflict(`${shown} does not exist; pass expected_revision: null to create it`, "absent");
+    if (current === null) {
+      // fs.edit has no `null` revision: it only changes an existing file.
+      const create =
+        operation === "edit" ? "create it with fs.write" : "pass expected_revision: null to create it";
+      return conflict(`${shown} does not exist; ${create}`, "absent");
+    }
     return expected === current
       ? undefined
       : conflict(
@@ -33,11 +37,11 @@ export function checkPrecondition(
         );
   }
   if (env.options.revisions === "explicit") {
-    return fail(
-      ErrorCode.INVALID_ARGUMENT,
-      "expected_revision is required: null to create a new file, or the revision fs.read returned to replace one",
-      { path: shown },
-    );
+    const allowed =
+      operation === "edit"
+        ? "pass the revision fs.read returned for this file"
+        : "null to create a new file, or the revision fs.read returned to replace one";
+    return fail(ErrorCode.INVALID_ARGUMENT, `expected_revision is required: ${allowed}`, { path: shown });
   }
   if (current === null) return undefined;
   const seen = recalledRevision(ctx, canonical);

@@ -5,7 +5,7 @@ import type { FsEnv } from "../env.js";
 import { PAGE_MARGIN, pageBounds } from "../page.js";
 import { firstInvalidUtf8, isValidUtf8 } from "../utf8.js";
 import { Yielder } from "../yielder.js";
-import { PathArg, thrownFailure } from "./common.js";
+import { PathArg, scratchSentence, thrownFailure } from "./common.js";
 import { declare, openPath, planPath, shownPath } from "./plan.js";
 import { rememberRevision } from "./revisions.js";
 
@@ -42,14 +42,15 @@ export function readTool(env: FsEnv) {
       "(`content`), the file `size`, the page's real `offset` and `bytes`, `next_offset` (null at the end), " +
       "`end`, and `revision`: the SHA-256 of the whole file, which fs.write and fs.edit need to change it. " +
       "Paths are relative to the workspace, or absolute inside the workspace or the session scratch directory. " +
-      "Directories are refused (use fs.list or fs.glob); text that is not UTF-8 is refused with INVALID_UTF8.",
+      "Directories are refused (use fs.list or fs.glob); text that is not UTF-8 is refused with INVALID_UTF8." +
+      scratchSentence(env, false),
     inputSchema: ReadArgs,
     risk: "low",
     effects: ["fs.read"],
     category: "read",
     mutates: false,
     async accesses(args, ctx) {
-      const planned = await planPath(env, args.path);
+      const planned = await planPath(env, args.path, "file");
       return "ok" in planned ? planned : declare(env, ctx, planned, ["fs.read"]);
     },
     async execute(args, ctx): Promise<ToolResult> {

@@ -70,7 +70,7 @@ export function searchTool(env: FsEnv) {
     // Seed 001 2.1: Glob and Grep load on demand in Agent mode; Plan and Goal keep them active.
     deferred: "agent-mode",
     async accesses(args, ctx) {
-      const planned = await planPath(env, args.path ?? ".");
+      const planned = await planPath(env, args.path ?? ".", "file-or-directory");
       return "ok" in planned ? planned : declare(env, ctx, planned, ["fs.read"]);
     },
     async execute(args, ctx): Promise<ToolResult> {

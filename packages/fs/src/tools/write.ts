@@ -1,7 +1,7 @@
 import { defineTool, type ToolResult } from "@pablo/kernel";
 import Type from "typebox";
 import type { FsEnv } from "../env.js";
-import { PathArg } from "./common.js";
+import { PathArg, scratchSentence } from "./common.js";
 import { mutate } from "./mutate.js";
 import { declare, planPath, refuseProtected } from "./plan.js";
 
@@ -42,14 +42,15 @@ export function writeTool(env: FsEnv) {
       "returned; a stale revision fails with REVISION_CONFLICT and the current revision). The complete content " +
       "is written to a temporary file beside the target and installed atomically: the file has either its old " +
       "bytes or all of the new ones. Missing parent directories are created. `.git`, `.pablo` and other " +
-      "protected components are refused. Workspace changes return a review record that the user can roll back.",
+      "protected components are refused. Workspace changes return a review record that the user can roll back." +
+      scratchSentence(env, true),
     inputSchema: writeArgs(env.options.revisions === "tracked"),
     risk: "high",
     effects: ["fs.write"],
     category: "write",
     mutates: true,
     async accesses(args, ctx) {
-      const planned = await planPath(env, args.path);
+      const planned = await planPath(env, args.path, "writable");
       if ("ok" in planned) return planned;
       return refuseProtected(env, planned) ?? declare(env, ctx, planned, ["fs.write"]);
     },
