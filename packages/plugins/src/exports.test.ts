@@ -1,3 +1,4 @@
+import * as kernel from "@pablo/kernel";
 import Type from "typebox";
 import { describe, expect, it } from "vitest";
 import * as api from "./index.js";
@@ -14,6 +15,8 @@ describe("@pablo/plugins public surface", () => {
         "PluginCode",
         "PluginEntryOptionsSchema",
         "PluginManifestSchema",
+        "UrlCode",
+        "checkCanonicalUrl",
         "checkPlugin",
         "createPluginAuthorTools",
         "definePlugin",
@@ -35,6 +38,17 @@ describe("@pablo/plugins public surface", () => {
         "validateManifest",
       ]
     `);
+  });
+});
+
+describe("the kernel's canonical-URL check, re-exported", () => {
+  it("is the kernel's own function and code register, not a copy", () => {
+    expect(api.checkCanonicalUrl).toBe(kernel.checkCanonicalUrl);
+    expect(api.UrlCode).toBe(kernel.UrlCode);
+    expect(api.checkCanonicalUrl("https://example.com/a/%2e%2e/b")).toMatchObject({
+      ok: false,
+      code: api.UrlCode.URL_DOT_SEGMENT,
+    });
   });
 });
 

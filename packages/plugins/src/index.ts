@@ -2,6 +2,7 @@
 export type {
   Access,
   AuditNotes,
+  CanonicalUrl,
   Effect,
   JsonValue,
   Risk,
@@ -9,8 +10,11 @@ export type {
   ToolFailure,
   ToolResult,
   ToolSuccess,
+  UrlCheck,
 } from "@pablo/kernel";
-export { ErrorCode, fail, ok } from "@pablo/kernel";
+// A plugin that declares `net` accesses checks its URL with the kernel's own canonical-URL rule,
+// so it declares (and requests) exactly the spelling the kernel decides on.
+export { checkCanonicalUrl, ErrorCode, fail, ok, UrlCode } from "@pablo/kernel";
 export type { CheckOptions, CheckResult } from "./author/check.js";
 export { checkPlugin } from "./author/check.js";
 export type { PackOptions, PackResult } from "./author/pack.js";
