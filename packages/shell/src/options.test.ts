@@ -1,4 +1,6 @@
-import { chmodSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { PabloError } from "@pablo/kernel";
 import { describe, expect, it } from "vitest";
 import {
@@ -123,6 +125,24 @@ describe("[options.shell]", () => {
       expect(error, bash_path).toMatchObject({ code: "INVALID_OPTIONS" });
       expect(error?.message).toContain(problem);
     }
+  });
+
+  it("registers every code it throws once, and its sources write no code literal outside a register", () => {
+    expect(ShellOptionsErrorCode).toEqual({
+      INVALID_OPTIONS: "INVALID_OPTIONS",
+      COMMAND_SHELL_INVALID: "COMMAND_SHELL_INVALID",
+    });
+    const src = dirname(fileURLToPath(import.meta.url));
+    const literals = readdirSync(src)
+      .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
+      .flatMap((f) =>
+        [
+          ...readFileSync(join(src, f), "utf8").matchAll(
+            /\b(?:fail\(|PabloError\(|code:)\s*["'`]([A-Z][A-Z0-9_]+)/g,
+          ),
+        ].map((m) => `${f}: ${m[1]}`),
+      );
+    expect(literals).toEqual([]);
   });
 
   it("accepts login only with bash", () => {
