@@ -13,7 +13,7 @@ export function PathArg(what: string, defaultText?: string) {
     maxLength: MAX_PATH_BYTES,
     description:
       `${what}: relative to the workspace, or absolute inside the workspace or the session scratch directory` +
-      `${defaultText ? ` (default ${defaultText})` : ""}. ".." is applied to the text before anything is opened; ` +
+      `${defaultText ? ` (default ${defaultText})` : ""}. ".." is applied to the text first (dir/../a.txt is a.txt); ` +
       "a path that ends up outside the workspace and the scratch directory is an explicit outside-path request, " +
       "which the deployment may refuse.",
   });
