@@ -43,6 +43,21 @@ describe("traversal is normalized lexically, and an escape is an outside path", 
     expect(code(await h.call("fs_read", { path: "dir/.." }))).toBe("INVALID_ARGUMENT");
   });
 
+  it("cannot hide a protected component or a link behind ..", async () => {
+    const { ws, evil } = layout();
+    writeTree(ws, { ".git/config": "cfg\n" });
+    symlinkSync(evil, join(ws, "link"));
+    const h = await fsHarness({ workspace: ws });
+    for (const path of ["dir/../.git/config", ".git/x/../config", "./.git/./hooks/../config"]) {
+      const write = await h.call("fs_write", { path, content: "x", expected_revision: null });
+      expect(!write.ok && write.error.details?.["rule"], path).toBe("fs.protected");
+    }
+    expect(readFileSync(join(ws, ".git/config"), "utf8")).toBe("cfg\n");
+    // `link/..` never opens the link: it names the workspace itself, lexically.
+    expect(data(await h.call("fs_list", { path: "link/.." }))).toMatchObject({ path: "." });
+    expect(code(await h.call("fs_read", { path: "link/../link/secret.txt" }))).toBe("SYMLINK_REFUSED");
+  });
+
   it("refuses an absolute path that climbs out with ..", async () => {
     const { ws, evil } = layout();
     const h = await fsHarness({ workspace: ws });
