@@ -114,8 +114,8 @@ export async function dispatchCall(core: SessionCore, request: CallRequest): Pro
     const refused = budgetRefusal(entry, budget.reason);
     return concludeCall(core, call, entry, refused.final, refused.decision);
   }
-  const result = await core.serial.mutation(entry.definition.mutates, () =>
-    executeStage(core, entry, args, call.ctx, abort, call.facts),
+  const result = await core.serial.mutation(entry.definition.mutates, (hold) =>
+    executeStage(core, entry, args, call.ctx, abort, call.facts, hold),
   );
   return concludeCall(core, call, entry, result, decision);
 }

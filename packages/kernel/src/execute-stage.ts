@@ -24,6 +24,7 @@ export async function executeStage(
   ctx: ToolContext,
   abort: CallAbort,
   facts: CallFacts,
+  hold: (work: Promise<unknown>) => void = () => undefined,
 ): Promise<ToolResult> {
   const capture = core.telemetry.captureContent;
   const bodyStarted = core.now();
@@ -32,7 +33,10 @@ export async function executeStage(
   let result: ToolResult;
   try {
     const graceMs = core.options.cleanupGraceMs ?? DEFAULT_CLEANUP_GRACE_MS;
-    result = checkResultShape(entry, await settleWithin(entry.definition.execute(args, ctx), abort, graceMs));
+    const work = entry.definition.execute(args, ctx);
+    // The session's mutation lock waits for the body itself, not for the report of it.
+    hold(work);
+    result = checkResultShape(entry, await settleWithin(work, abort, graceMs));
     if (result.auditNotes) {
       facts.notes = result.auditNotes;
       const { auditNotes: _notes, ...rest } = result;

@@ -22,19 +22,29 @@ export class SessionSerial {
     return queued;
   }
 
-  /** Runs a tool body, after every earlier mutation of this session when it mutates. */
-  async mutation<T>(mutates: boolean, run: () => Promise<T>): Promise<T> {
-    if (!mutates) return run();
+  /**
+   * Runs a tool body, after every earlier mutation of this session when it mutates. `run` may
+   * `hold` the lock past its own end: a tool reported after the cleanup allowance may still be
+   * writing, and the next mutation must wait until it really settles.
+   */
+  async mutation<T>(
+    mutates: boolean,
+    run: (hold: (work: Promise<unknown>) => void) => Promise<T>,
+  ): Promise<T> {
+    if (!mutates) return run(() => undefined);
     const previous = this.#mutationTail;
     let release!: () => void;
     this.#mutationTail = new Promise<void>((resolve) => {
       release = resolve;
     });
+    const held: Promise<unknown>[] = [];
     await previous;
     try {
-      return await run();
+      return await run((work) => held.push(work));
     } finally {
-      release();
+      const settled = () => release();
+      if (held.length === 0) settled();
+      else void Promise.allSettled(held).then(settled);
     }
   }
 }
