@@ -1,7 +1,8 @@
-import { defineTool, ErrorCode, fail, ok, type PluginTool, type ToolContext } from "@pablo/plugins";
+import { defineTool, ErrorCode, fail, ok, type PluginTool } from "@pablo/plugins";
 import Type from "typebox";
 import { decodeText, isTextual, mediaType } from "./content.js";
 import { httpGet, LoopbackRefused, TimeoutError } from "./http-get.js";
+import { declareUrl, netPlans, refusedPlan } from "./net-plan.js";
 import type { ResolvedWebOptions } from "./options.js";
 import { normalizeFetchUrl } from "./url.js";
 
@@ -16,14 +17,15 @@ const FetchInput = Type.Object(
   { additionalProperties: false },
 );
 
-const PLANNED = "web.fetch.planned";
+const plans = netPlans("web.fetch.planned");
 
 /**
- * web.fetch: one GET. `accesses` normalizes the URL once and declares exactly that string as the
- * `net` access; `execute` requests the string the kernel decided on (kept per call ID).
+ * web.fetch: one GET. `accesses` checks the argument with the kernel's canonical-URL rule and
+ * declares its `href` (or, when it is not canonical, the argument unchanged, which the kernel
+ * refuses with the `URL_*` code); `execute` requests only the string the kernel decided on, kept
+ * per call ID, and never re-reads the argument.
  */
 export function createFetchTool(options: ResolvedWebOptions): PluginTool<typeof FetchInput> {
-  const planned = (ctx: ToolContext) => ctx.state(PLANNED, () => new Map<string, string>());
   return defineTool({
     name: "fetch",
     description:
@@ -34,21 +36,24 @@ export function createFetchTool(options: ResolvedWebOptions): PluginTool<typeof 
     effects: ["net"],
     mutates: false,
     accesses: (args, ctx) => {
-      const url = normalizeFetchUrl(args.url, options.allowLoopback);
+      const declared = declareUrl(args.url);
+      if (!declared.canonical) {
+        plans.put(ctx, refusedPlan("web.fetch", declared));
+        return [{ dimension: "net", url: args.url }];
+      }
+      const url = normalizeFetchUrl(declared.href, options.allowLoopback);
       if (!url.ok)
         return fail(ErrorCode.INVALID_ARGUMENT, `cannot fetch ${JSON.stringify(args.url)}: ${url.reason}`);
-      const plans = planned(ctx);
-      plans.set(ctx.callId, url.href);
-      // Calls refused after planning never execute; keep their plans from piling up.
-      if (plans.size > 256) plans.delete(plans.keys().next().value as string);
+      plans.put(ctx, { href: url.href });
       return [{ dimension: "net", url: url.href }];
     },
     execute: async (_args, ctx) => {
-      const href = planned(ctx).get(ctx.callId);
-      planned(ctx).delete(ctx.callId);
+      const plan = plans.take(ctx);
       // Without a plan the kernel did not decide on a URL; nothing is requested.
-      if (href === undefined)
+      if (plan === undefined)
         return fail(ErrorCode.TOOL_FAILED, "web.fetch runs only through the kernel's pipeline");
+      if ("refused" in plan) return plan.refused;
+      const href = plan.href;
       try {
         const response = await httpGet(href, { ...options, signal: ctx.signal }, (status, headers) =>
           status >= 300 && status < 400
