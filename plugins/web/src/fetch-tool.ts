@@ -1,5 +1,6 @@
 import { defineTool, ErrorCode, fail, ok, type PluginTool } from "@pablo/plugins";
 import Type from "typebox";
+import { FETCH_EFFECTS } from "./capabilities.js";
 import { decodeText, isTextual, mediaType } from "./content.js";
 import { httpGet, LoopbackRefused, TimeoutError } from "./http-get.js";
 import { declareUrl, netPlans, refusedPlan } from "./net-plan.js";
@@ -33,7 +34,7 @@ export function createFetchTool(options: ResolvedWebOptions): PluginTool<typeof 
     summary: "Fetch a web page over https and return its text",
     inputSchema: FetchInput,
     risk: "medium",
-    effects: ["net"],
+    effects: FETCH_EFFECTS,
     mutates: false,
     accesses: (args, ctx) => {
       const declared = declareUrl(args.url);

@@ -100,22 +100,6 @@ describe("web.fetch", () => {
     expect(server.hits).toEqual([]);
   });
 
-  it("is not loaded unless the deployment grants net, and the read-only profile needs net granted", async () => {
-    const refused = await webSession({ grants: ["agent.tool.register"] });
-    expect(refused.diagnostics.map((d) => d.code)).toEqual(["GRANT_MISSING", "GRANT_MISSING"]);
-    expect(refused.session.catalog.entries).toEqual([]);
-
-    const server = await startServer();
-    const readOnly = await webSession({ permission: { mode: "read-only" } });
-    const denied = await readOnly.session.call({ tool: "plugin_web_fetch", args: { url: server.origin } });
-    expect(denied.decision).toMatchObject({ layer: "permission", rule: "permission.read-only" });
-    const granted = await webSession({ permission: { mode: "read-only", grants: ["net"] } });
-    expect(
-      (await granted.session.call({ tool: "plugin_web_fetch", args: { url: server.origin } })).result.ok,
-    ).toBe(true);
-    expect(server.hits).toEqual(["/"]);
-  });
-
   it("is refused in Plan and Goal, and by a deployment that denies the net effect", async () => {
     for (const mode of ["plan", "goal"] as const) {
       const { session } = await webSession({ mode });

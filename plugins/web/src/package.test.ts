@@ -10,8 +10,8 @@ describe("the published package", () => {
     expect(checked.messages).toEqual([]);
     expect(checked.valid).toBe(true);
     expect(checked.registered.map((t) => [t.name, t.risk, t.effects])).toEqual([
-      ["fetch", "medium", ["net"]],
-      ["search", "medium", ["net"]],
+      ["fetch", "medium", ["net", "net.fetch"]],
+      ["search", "medium", ["net", "net.search"]],
     ]);
   });
 

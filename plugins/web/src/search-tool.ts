@@ -1,5 +1,6 @@
 import { defineTool, ErrorCode, fail, ok, type PluginTool } from "@pablo/plugins";
 import Type from "typebox";
+import { SEARCH_EFFECTS } from "./capabilities.js";
 import { httpGet } from "./http-get.js";
 import { declareUrl, netPlans, refusedPlan } from "./net-plan.js";
 import type { ResolvedWebOptions } from "./options.js";
@@ -51,7 +52,7 @@ export function createSearchTool(backend: SearchBackend | undefined): PluginTool
     summary: "Search the web for pages about a topic",
     inputSchema: SearchInput,
     risk: "medium",
-    effects: ["net"],
+    effects: SEARCH_EFFECTS,
     mutates: false,
     accesses: (args, ctx) => {
       if (!backend) return fail(ErrorCode.TOOL_FAILED, "web.search has no search backend configured");

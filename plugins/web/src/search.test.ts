@@ -5,7 +5,7 @@ import { instantiatePlugin } from "@pablo/plugins";
 import { describe, expect, it } from "vitest";
 import { createWebPlugin, type SearchBackend } from "./index.js";
 import { startServer } from "./test-support/server.js";
-import { packageDir, webSession } from "./test-support/session.js";
+import { packageDir, WEB_GRANTS, webSession } from "./test-support/session.js";
 
 const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")).pablo;
 
@@ -30,7 +30,7 @@ async function injected(backend: SearchBackend, layers = [defineLayer({ id: "dep
     manifest,
     {
       name: "web",
-      grants: ["agent.tool.register", "net"],
+      grants: WEB_GRANTS,
     },
   );
   expect(diagnostics).toEqual([]);

@@ -12,6 +12,9 @@ import { loadPlugins, type PluginDiagnostic } from "@pablo/plugins";
 
 export const packageDir = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 
+/** Everything the web plugin asks for: registration, the kernel's `net`, and both capabilities. */
+export const WEB_GRANTS = ["agent.tool.register", "net", "net.fetch", "net.search"];
+
 export interface WebSessionOptions {
   readonly options?: Record<string, unknown>;
   readonly grants?: string[];
@@ -32,7 +35,7 @@ export async function webSession(
       {
         name: "web",
         package: packageDir,
-        grants: settings.grants ?? ["agent.tool.register", "net"],
+        grants: settings.grants ?? WEB_GRANTS,
         options: { allowLoopback: true, ...settings.options },
       },
     ],
