@@ -140,40 +140,6 @@ export async function dryRunCall(core: SessionCore, request: CallRequest): Promi
   }
 }
 
-/**
- * Audits a call the host answered without dispatching it (a batch rule, a tool the model may not
- * call yet), so that every call a model made has its record.
- */
-export async function recordRefusal(
-  core: SessionCore,
-  request: CallRequest,
-  refusal: { code: string; message: string; rule: string },
-): Promise<CallOutcome> {
-  const facts = new CallFacts(core.now());
-  const ctx = toolContext(
-    core,
-    request,
-    request.callId ?? core.nextCallId(),
-    new CallAbort(),
-    core.budget.deadline,
-  );
-  facts.args = request.args;
-  const decision: Decision = { verdict: "deny", layer: "host", rule: refusal.rule, reason: refusal.message };
-  const result = fail(refusal.code, refusal.message, { layer: "host", rule: refusal.rule });
-  const bounded = boundSerializable(result, core.budget.limits.toolResultBytes, request.tool);
-  const record = auditRecord(
-    core,
-    request,
-    ctx,
-    core.catalog.resolve(request.tool),
-    decision,
-    bounded.result,
-    facts,
-  );
-  await writeAudit(core.options.audit, record);
-  return { result: bounded.result, serialized: bounded.serialized, decision, audit: record };
-}
-
 /** Stages 1 to 6: resolve, mode, authority over the tool, arguments, plan, authority over the plan. */
 async function prepareCall(
   core: SessionCore,

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { CancelledError } from "./cancellation.js";
 import type { Catalog, CatalogEntry } from "./catalog.js";
-import { dispatchCall, dryRunCall, recordRefusal } from "./dispatch.js";
+import { dispatchCall, dryRunCall } from "./dispatch.js";
+import { recordRefusal } from "./host-refusal.js";
 import type {
   CallOutcome,
   CallRequest,
