@@ -1,4 +1,13 @@
-/** A provider cannot admit the task (a required server, an activation that does not fit): exit 2. */
+/**
+ * A provider cannot admit the task (a required server, an activation that does not fit): exit 2.
+ * `code` is stable and printed with the message.
+ */
 export class AdmissionFailure extends Error {
   override readonly name = "AdmissionFailure";
+  readonly code: string;
+
+  constructor(message: string, code = "ADMISSION_FAILED") {
+    super(message);
+    this.code = code;
+  }
 }

@@ -6,37 +6,82 @@ import type { Io } from "./output.js";
  * A permission card in the terminal: the tool, a redacted argument preview, why it asks, and a
  * visible countdown to the automatic deny. Only used when stdin and stderr are terminals; without
  * one the CLI has no broker and requests fail closed.
+ *
+ * One card at a time: calls that run in parallel wait for the card before them, so one typed line
+ * never answers two cards. The first answer settles a card; closing the input afterwards (as
+ * finishing does) cannot turn it into a deny, while an input that ends before any answer does.
  */
 export function terminalBroker(io: Io): PermissionBroker {
+  let previous: Promise<unknown> = Promise.resolve();
   return {
     request(request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer> {
-      io.stderr(card(request));
-      return new Promise<PermissionAnswer>((resolve) => {
-        const rl = createInterface({ input: io.stdin, terminal: false });
-        const render = () => {
-          const seconds = Math.max(0, Math.ceil((request.deadline - Date.now()) / 1000));
-          io.stderr(`\r  [o] allow once  [s] allow for this session  [d] deny   (denied in ${seconds}s) > `);
-        };
-        render();
-        const ticker = setInterval(render, 1000);
-        const finish = (answer: PermissionAnswer) => {
-          clearInterval(ticker);
-          rl.close();
-          io.stderr("\n");
-          resolve(answer);
-        };
-        signal.addEventListener("abort", () => finish("deny"), { once: true });
-        rl.on("line", (line) => {
-          const key = line.trim().toLowerCase();
-          if (key === "o" || key === "y" || key === "once") finish("allow-once");
-          else if (key === "s" || key === "session") finish("allow-session");
-          else if (key === "d" || key === "n" || key === "deny") finish("deny");
-          else render();
-        });
-        rl.on("close", () => finish("deny"));
-      });
+      const answer = previous.then(() => ask(io, request, signal));
+      previous = answer.catch(() => undefined);
+      return answer;
     },
   };
+}
+
+/** The keys a card accepts, each with its answer. */
+export const CARD_KEYS: Readonly<Record<string, PermissionAnswer>> = {
+  o: "allow-once",
+  y: "allow-once",
+  once: "allow-once",
+  s: "allow-session",
+  session: "allow-session",
+  d: "deny",
+  n: "deny",
+  deny: "deny",
+};
+
+function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer> {
+  if (signal.aborted || Date.now() >= request.deadline) return Promise.resolve("deny");
+  io.stderr(card(request));
+  return new Promise<PermissionAnswer>((resolve) => {
+    let settled = false;
+    const rl = createInterface({ input: io.stdin, terminal: false });
+    const render = () => {
+      const seconds = Math.max(0, Math.ceil((request.deadline - Date.now()) / 1000));
+      io.stderr(`\r  [o] allow once  [s] allow for this session  [d] deny   (denied in ${seconds}s) > `);
+    };
+    const finish = (answer: PermissionAnswer, note: string) => {
+      if (settled) return;
+      settled = true;
+      clearInterval(ticker);
+      clearTimeout(expiry);
+      signal.removeEventListener("abort", onAbort);
+      io.stderr(`\n  → ${note}\n`);
+      resolve(answer);
+      rl.close();
+    };
+    const onAbort = () => finish("deny", "cancelled: denied");
+    render();
+    const ticker = setInterval(render, 1000);
+    // The kernel also denies at the deadline; the card says so itself so the screen never shows
+    // a countdown at zero waiting for a key.
+    const expiry = setTimeout(
+      () => finish("deny", "no answer in time: denied"),
+      request.deadline - Date.now(),
+    );
+    signal.addEventListener("abort", onAbort, { once: true });
+    rl.on("line", (line) => {
+      const answer = CARD_KEYS[line.trim().toLowerCase()];
+      if (answer) finish(answer, describe(answer));
+      else render();
+    });
+    rl.on("close", () => finish("deny", "input closed: denied"));
+  });
+}
+
+function describe(answer: PermissionAnswer): string {
+  switch (answer) {
+    case "allow-once":
+      return "allowed once";
+    case "allow-session":
+      return "allowed for this session";
+    case "deny":
+      return "denied";
+  }
 }
 
 function card(request: PermissionRequest): string {

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { findBrowser } from "@pablo/browser";
 import { describe, expect, it } from "vitest";
 import { pablo, useSandbox } from "./test-support/cli-harness.js";
 
@@ -16,6 +17,8 @@ describe("pablo tools", () => {
       ["fs.glob", "fs_glob", "low"],
       ["shell.run", "shell_run", "high"],
       ["plugin-author.check", "PluginCheck", "high"],
+      // BrowserPreview attaches only where a browser is installed.
+      ...(findBrowser().ok ? [["browser.preview", "browser_preview", "low"]] : []),
       ["agent.new-context", "new_context", "low"],
       ["agent.enter-plan-mode", "EnterPlanMode", "low"],
       ["agent.enter-goal-mode", "EnterGoalMode", "low"],
@@ -47,7 +50,7 @@ describe("pablo tools", () => {
       ["agent.submit-plan", "mode", "mode.agent.plan-submit"],
       ["agent.submit-goal", "mode", "mode.agent.goal-submit"],
     ]);
-    expect(layers).toEqual(["deployment", "deployment.shell", "cli-flags"]);
+    expect(layers).toEqual(["distribution.pablo-state", "deployment", "deployment.shell", "cli-flags"]);
     const text = await pablo(["tools", "--explain", "--allow-write"], sandbox);
     expect(text.stdout).toContain("fs_write");
     expect(text.stdout).toMatch(

@@ -1,3 +1,6 @@
+import { resolve } from "node:path";
+import { type AuditOptions, loadDeploymentFile } from "@pablo/config";
+import { PabloError } from "@pablo/kernel";
 import { defaultAuditPath } from "@pablo/kernel/node";
 import { type GlobalOptions, type ParsedCommand, parseCommand, UsageError } from "./args.js";
 import { terminalBroker } from "./broker.js";
@@ -10,10 +13,16 @@ import { reviewListCommand, reviewRollbackCommand } from "./commands/review.js";
 import { createRunSink, runCommand } from "./commands/run.js";
 import { skillsCheckCommand, skillsListCommand, skillsShowCommand } from "./commands/skills.js";
 import { delegateToolsCommand, toolsCommand } from "./commands/tools.js";
-import { ConfigFailure, openTask, type TaskEnvironment, type TaskHooks } from "./distribution.js";
+import {
+  ConfigFailure,
+  openTask,
+  resolveBindings,
+  type TaskEnvironment,
+  type TaskHooks,
+} from "./distribution.js";
 import { Exit } from "./exit-codes.js";
 import { type Io, printConfigFailure } from "./output.js";
-import { AdmissionFailure } from "./providers.js";
+import { AdmissionFailure, distributionSections } from "./providers.js";
 import { USAGE } from "./usage.js";
 
 /** Runs one CLI invocation and returns its exit code. Never throws for user input. */
@@ -94,7 +103,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         if (last !== undefined && (!Number.isInteger(last) || last < 0))
           throw new UsageError("--last expects a whole number");
         return auditShowCommand(io, {
-          file: (parsed.values["file"] as string | undefined) ?? defaultAuditPath(io.env),
+          file: (parsed.values["file"] as string | undefined) ?? configuredAuditPath(parsed.global, io),
           json: parsed.global.json,
           ...(parsed.values["session"] ? { session: parsed.values["session"] as string } : {}),
           ...(last !== undefined ? { last } : {}),
@@ -116,8 +125,10 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       case "skills": {
         const parsed = parseCommand(rest);
         const [sub, name, extra] = parsed.positionals;
-        if (sub === "check" && name && !extra)
+        if (sub === "check" && name && !extra) {
+          refuseConfig(parsed, "skills check");
           return await skillsCheckCommand(io, { dir: name, json: parsed.global.json });
+        }
         if (sub === "list" && !name)
           return await withTask(io, parsed, (task) =>
             skillsListCommand(io, task, { json: parsed.global.json }),
@@ -142,6 +153,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         const parsed = parseCommand(rest, { dir: { type: "string" }, out: { type: "string" } });
         const [sub, target, extra] = parsed.positionals;
         const json = parsed.global.json;
+        refuseConfig(parsed, "plugin");
         if (sub === "scaffold" && target && !extra)
           return await pluginScaffoldCommand(io, {
             name: target,
@@ -164,7 +176,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`pablo: ${error.message}\n`);
+      io.stderr(`pablo: ${error.message.replace(/\s*\n\s*/g, " ")} [USAGE]\n`);
       return Exit.USAGE;
     }
     if (error instanceof ConfigFailure) {
@@ -172,11 +184,46 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       return Exit.USAGE;
     }
     if (error instanceof AdmissionFailure) {
-      io.stderr(`pablo: ${error.message}\n`);
+      io.stderr(`pablo: ${error.message} [${error.code}]\n`);
       return Exit.USAGE;
     }
-    throw error;
+    io.stderr(`pablo: ${describeFault(error)}\n`);
+    return Exit.USAGE;
   }
+}
+
+/**
+ * The last resort: a fault no command turned into a message still ends as one coded line and
+ * exit 2, never a stack trace. `PABLO_DEBUG=1` adds the stack for whoever debugs Pablo itself.
+ */
+export function describeFault(error: unknown): string {
+  const code =
+    error instanceof PabloError
+      ? error.code
+      : error instanceof Error && "code" in error
+        ? String(error.code)
+        : "";
+  const message = error instanceof Error ? error.message : String(error);
+  const stack = process.env["PABLO_DEBUG"] === "1" && error instanceof Error ? `\n${error.stack}` : "";
+  return `${code || "INTERNAL_ERROR"}: ${message}${stack}`;
+}
+
+/** A command that reads no configuration says so rather than ignoring `--config` or `--policy`. */
+function refuseConfig(parsed: ParsedCommand, command: string): void {
+  if (parsed.global.config || parsed.global.policy) {
+    throw new UsageError(`pablo ${command} reads no configuration; drop --config and --policy`);
+  }
+}
+
+/** The audit file a deployment names (`[options.audit] path`), else the default one. */
+function configuredAuditPath(global: GlobalOptions, io: Io): string {
+  if (!global.config) return defaultAuditPath(io.env);
+  const file = resolve(io.cwd, global.config);
+  const { bindings } = resolveBindings(global, io.cwd);
+  const loaded = loadDeploymentFile(file, { sections: distributionSections(), bindings });
+  if (!loaded.ok) throw new ConfigFailure(loaded.errors);
+  const audit = loaded.value.options["audit"] as AuditOptions | undefined;
+  return audit?.path ?? defaultAuditPath(io.env);
 }
 
 /** Opens the task for a command that needs the governed catalog, and always closes it. */

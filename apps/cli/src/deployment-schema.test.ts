@@ -23,6 +23,7 @@ describe("the shipped deployment.schema.json", () => {
         "a2a",
         "agent",
         "audit",
+        "browser",
         "fs",
         "limits",
         "mcp",

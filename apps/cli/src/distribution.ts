@@ -40,6 +40,7 @@ import {
 import { defaultAuditPath, JsonlAuditSink, stateDirectory } from "@pablo/kernel/node";
 import type { GlobalOptions } from "./args.js";
 import { distributionSections, openProviders, sectionLayers, type TaskSkills } from "./providers.js";
+import { claimSession, sweepStorage, type TaskStorage, taskStorage } from "./storage.js";
 
 /** Everything one CLI task needs: the frozen catalog, the session over it, and how to close it. */
 export interface TaskEnvironment {
@@ -51,11 +52,15 @@ export interface TaskEnvironment {
   readonly diagnostics: readonly CatalogDiagnostic[];
   readonly workspace: string;
   readonly stateDir: string;
+  /** Where scratch and review snapshots live for this task (never inside the workspace). */
+  readonly storage: TaskStorage;
   readonly auditPath: string;
   readonly credentials: CredentialResolver;
   readonly references: readonly CredentialReference[];
   readonly providers: readonly ToolProvider[];
   readonly skills: TaskSkills | undefined;
+  /** The session's scratch directory: absolute, outside the workspace, made on first write. */
+  readonly scratchDir: string;
   close(): Promise<void>;
 }
 
@@ -97,25 +102,31 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
   if (credentialErrors.length > 0) throw new ConfigFailure(credentialErrors);
   const credentials = createCredentialResolver(deployment.credentials, references, env);
 
-  const layers = buildLayers(deployment, global, cwd);
   const stateDir = stateDirectory(env);
+  const auditOptions = deployment.options["audit"] as AuditOptions | undefined;
+  const auditPath = auditOptions?.path ?? defaultAuditPath(env);
+  const storage = taskStorage({ stateDir, workspace, auditPath });
+  const layers = [storage.layer, ...buildLayers(deployment, global, cwd)];
   const sessionId = randomUUID();
+  sweepStorage(storage);
+  const release = claimSession(storage, sessionId);
   const providers = await openProviders({
     deployment,
     workspace,
-    stateDir,
+    storage,
     sessionId,
     credentials,
     bindings,
     layers,
     ...(hooks.signal ? { signal: hooks.signal } : {}),
+  }).catch((error: unknown) => {
+    release();
+    throw error;
   });
   const builder = new CatalogBuilder();
   const catalogDiagnostics = await builder.addProviders(providers.providers);
   const catalog = builder.build();
 
-  const auditOptions = deployment.options["audit"] as AuditOptions | undefined;
-  const auditPath = auditOptions?.path ?? defaultAuditPath(env);
   const audit = new JsonlAuditSink(auditPath);
   const kernel = createKernel({
     audit,
@@ -148,15 +159,18 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
     },
     workspace,
     stateDir,
+    storage,
     auditPath,
     credentials,
     references,
     providers: providers.providers,
     skills: providers.skills,
+    scratchDir: providers.scratchDir,
     close: async () => {
       await Promise.all(providers.providers.map((p) => p.close?.()));
       await providers.close();
       audit.close();
+      release();
     },
   };
 }
@@ -217,7 +231,8 @@ function buildLayers(deployment: Deployment, global: GlobalOptions, cwd: string)
   return layers;
 }
 
-function resolveBindings(
+/** The `--bind` directories and the canonical workspace; a bad one is a configuration error. */
+export function resolveBindings(
   global: GlobalOptions,
   cwd: string,
 ): { bindings: Record<string, string>; workspace: string } {

@@ -1,5 +1,14 @@
 #!/usr/bin/env node
-import { run } from "./cli.js";
+import { describeFault, run } from "./cli.js";
+
+// Whatever escapes a command (a rejected promise in a stream handler, a throw in a timer) ends as
+// one coded line and exit 2, never a stack trace.
+const fault = (error: unknown) => {
+  process.stderr.write(`pablo: ${describeFault(error)}\n`);
+  process.exit(2);
+};
+process.on("uncaughtException", fault);
+process.on("unhandledRejection", fault);
 
 const controller = new AbortController();
 let interrupted = false;

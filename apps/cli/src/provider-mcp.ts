@@ -38,7 +38,7 @@ export async function openMcp(
   } catch (error) {
     if (error instanceof McpAdmissionError) {
       const details = error.diagnostics.map((d) => `${d.server}: ${d.message}`).join("; ");
-      throw new AdmissionFailure(`${error.message}${details ? ` (${details})` : ""}`);
+      throw new AdmissionFailure(`${error.message}${details ? ` (${details})` : ""}`, error.code);
     }
     throw error;
   }

@@ -36,7 +36,8 @@ export async function openSkills(section: unknown, pluginRoots: readonly SkillRo
   const none: OpenedSkills = { skills: undefined, providers: [], layers: [], diagnostics: [] };
   if (section === undefined && pluginRoots.length === 0) return none;
   const resolved = resolveSkillsOptions(section);
-  if (!resolved.ok) throw new AdmissionFailure(`[options.skills]: ${resolved.issues.join("; ")}`);
+  if (!resolved.ok)
+    throw new AdmissionFailure(`[options.skills]: ${resolved.issues.join("; ")}`, "INVALID_OPTIONS");
   const options = resolved.options;
   const roots = [...options.roots, ...pluginRoots];
   const discovery = await discoverSkills(roots, { maxSkillBytes: options.maxSkillBytes });
@@ -48,6 +49,7 @@ export async function openSkills(section: unknown, pluginRoots: readonly SkillRo
   if (failed.length > 0) {
     throw new AdmissionFailure(
       `skill activation failed: ${failed.map((d) => formatDiagnostic(d)).join("; ")}`,
+      "SKILL_ACTIVATION_FAILED",
     );
   }
   const tool = skillToolFor(roots, discovery, {

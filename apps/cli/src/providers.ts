@@ -1,13 +1,22 @@
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { type AgentDeploymentOptions, AgentOptionsSchema, agentProviderFromOptions } from "@pablo/agent";
-import type { Deployment, LimitsOptions } from "@pablo/config";
-import { createFsTools, createScratchRoot, type FsOptions, FsOptionsSchema, ReviewStore } from "@pablo/fs";
-import type {
-  AuthorityLayer,
-  CatalogDiagnostic,
-  CredentialResolver,
-  ToolDefinition,
-  ToolProvider,
+import {
+  type BrowserOptions,
+  BrowserOptionsSchema,
+  browserCandidates,
+  createBrowserPreviewTool,
+  findBrowser,
+  resolveBrowserOptions,
+} from "@pablo/browser";
+import { ConfigErrorCode, type Deployment, type LimitsOptions } from "@pablo/config";
+import { createFsTools, createScratchRoot, type FsOptions, FsOptionsSchema } from "@pablo/fs";
+import {
+  type AuthorityLayer,
+  type CatalogDiagnostic,
+  type CredentialResolver,
+  PabloError,
+  type ToolDefinition,
+  type ToolProvider,
 } from "@pablo/kernel";
 import { type McpOptions, McpOptionsSchema, mcpPolicyLayers } from "@pablo/mcp";
 import { createPluginAuthorTools, loadPlugins, PluginEntryOptionsSchema } from "@pablo/plugins";
@@ -20,9 +29,10 @@ import {
 } from "@pablo/shell";
 import { SkillsOptionsSchema } from "@pablo/skills";
 import Type, { type TSchema } from "typebox";
-import { disabledToolLayer } from "./distribution.js";
+import { ConfigFailure, disabledToolLayer } from "./distribution.js";
 import { openMcp } from "./provider-mcp.js";
 import { openSkills, type TaskSkills } from "./provider-skills.js";
+import { sessionReviewStore, type TaskStorage } from "./storage.js";
 
 export { AdmissionFailure } from "./admission.js";
 export type { TaskSkills } from "./provider-skills.js";
@@ -32,6 +42,7 @@ export function distributionSections(): Record<string, TSchema> {
   return {
     fs: FsOptionsSchema,
     shell: ShellOptionsSchema,
+    browser: BrowserOptionsSchema,
     skills: SkillsOptionsSchema,
     mcp: McpOptionsSchema,
     agent: AgentOptionsSchema,
@@ -56,7 +67,7 @@ export function sectionLayers(deployment: Deployment): AuthorityLayer[] {
 export interface ProviderContext {
   readonly deployment: Deployment;
   readonly workspace: string;
-  readonly stateDir: string;
+  readonly storage: TaskStorage;
   readonly sessionId: string;
   readonly credentials: CredentialResolver;
   readonly bindings: Readonly<Record<string, string>>;
@@ -71,6 +82,8 @@ export interface OpenedProviders {
   diagnostics(): CatalogDiagnostic[];
   readonly layers: AuthorityLayer[];
   readonly skills: TaskSkills | undefined;
+  /** The session's scratch directory (created on first write), advertised to the model. */
+  readonly scratchDir: string;
   close(): Promise<void>;
 }
 
@@ -82,23 +95,26 @@ export interface OpenedProviders {
 export async function openProviders(context: ProviderContext): Promise<OpenedProviders> {
   const { deployment } = context;
   const fsOptions = deployment.options["fs"] as Partial<FsOptions> | undefined;
-  const scratch = createScratchRoot(join(context.stateDir, "data"), context.sessionId);
+  const scratch = createScratchRoot(context.storage.dataDir, context.sessionId);
   const fsTools = await createFsTools({
     workspace: context.workspace,
     scratch,
-    reviews: reviewStore(context.stateDir),
+    reviews: sessionReviewStore(context.storage, context.sessionId),
     ...(fsOptions ? { options: fsOptions } : {}),
   });
-  const shell = createShellTool({
-    workspace: context.workspace,
-    options: withShellDeadline(
-      deployment.options["shell"] as ShellOptions | undefined,
-      deployment.options["limits"] as LimitsOptions | undefined,
-    ),
-    scratchDir: scratch.path,
-  });
+  const shell = configured(deployment, "options.shell", () =>
+    createShellTool({
+      workspace: context.workspace,
+      options: withShellDeadline(
+        deployment.options["shell"] as ShellOptions | undefined,
+        deployment.options["limits"] as LimitsOptions | undefined,
+      ),
+      scratchDir: scratch.path,
+    }),
+  );
   const authorTools = createPluginAuthorTools({ workspace: context.workspace, scratch: scratch.path });
-  const builtIn: ToolDefinition[] = [...fsTools, shell, ...authorTools];
+  const browser = openBrowser(deployment, context.workspace, scratch.path);
+  const builtIn: ToolDefinition[] = [...fsTools, shell, ...authorTools, ...browser.tools];
   const mcp = await openMcp(deployment.options["mcp"] as McpOptions | undefined, context);
   const plugins = await loadPlugins(pluginEntries(deployment), {
     resolveFrom: dirname(deployment.file),
@@ -109,6 +125,17 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
     dir: s.dir,
   }));
   const skills = await openSkills(deployment.options["skills"], pluginRoots);
+  const agent = agentProviderFromOptions(
+    deployment.options["agent"] as AgentDeploymentOptions | undefined,
+    context.workspace,
+  );
+  // Delegate tool names a definition cannot have are dropped (seed 001 10.2): say which, where.
+  const agentDiagnostics = agent.diagnostics.map((d) => ({
+    source: `options.agent.subagents.${d.subagent}`,
+    ...(d.tool ? { tool: d.tool } : {}),
+    code: d.code,
+    message: d.message,
+  }));
   const pluginDiagnostics = plugins.diagnostics
     .filter((d) => d.severity === "error")
     .map((d) => ({
@@ -122,17 +149,22 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
       { id: "fs", tools: () => fsTools },
       { id: "shell", tools: () => [shell] },
       { id: "plugin-author", tools: () => authorTools },
+      ...(browser.tools.length > 0 ? [{ id: "browser", tools: () => browser.tools }] : []),
       ...mcp.providers,
       ...(plugins.tools.length > 0 ? [{ id: "plugins", tools: () => plugins.tools }] : []),
       ...skills.providers,
-      agentProviderFromOptions(
-        deployment.options["agent"] as AgentDeploymentOptions | undefined,
-        context.workspace,
-      ),
+      agent,
     ],
-    diagnostics: () => [...mcp.diagnostics(), ...pluginDiagnostics, ...skills.diagnostics],
+    diagnostics: () => [
+      ...mcp.diagnostics(),
+      ...pluginDiagnostics,
+      ...skills.diagnostics,
+      ...agentDiagnostics,
+      ...browser.diagnostics,
+    ],
     layers: skills.layers,
     skills: skills.skills,
+    scratchDir: scratch.path,
     close: async () => {
       await mcp.close();
       scratch.remove();
@@ -140,16 +172,62 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
   };
 }
 
+/** Code of the note that BrowserPreview is not attached because no browser was found. */
+export const BROWSER_UNAVAILABLE = "BROWSER_UNAVAILABLE";
+
+/**
+ * BrowserPreview attaches only where a browser is installed at an absolute path (never found
+ * through PATH) and `[options.browser] enabled` is not false; otherwise `--explain` says why.
+ */
+function openBrowser(
+  deployment: Deployment,
+  workspace: string,
+  scratchDir: string,
+): { tools: ToolDefinition[]; diagnostics: CatalogDiagnostic[] } {
+  const section = deployment.options["browser"] as BrowserOptions | undefined;
+  const options = configured(deployment, "options.browser", () => resolveBrowserOptions(section));
+  const note = (message: string) => ({
+    tools: [],
+    diagnostics: [{ source: "browser", tool: "browser.preview", code: BROWSER_UNAVAILABLE, message }],
+  });
+  if (!options.enabled) return note("BrowserPreview is off: [options.browser] enabled = false");
+  const found = findBrowser(browserCandidates(options.path));
+  if (!found.ok) return note(`BrowserPreview is not attached: ${found.reason}`);
+  const tool = createBrowserPreviewTool({
+    workspace,
+    scratchDir,
+    browserPath: found.path,
+    ...(section ? { options: section } : {}),
+  });
+  return { tools: [tool], diagnostics: [] };
+}
+
+/**
+ * Builds a package's tools from its section; an option the package refuses (an unknown shell ID,
+ * a bash path that is not executable) is a configuration error located at the section, exit 2.
+ */
+function configured<T>(deployment: Deployment, keyPath: string, build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (!(error instanceof PabloError)) throw error;
+    throw new ConfigFailure([
+      {
+        code: ConfigErrorCode.INVALID_VALUE,
+        file: deployment.file,
+        line: 0,
+        keyPath,
+        message: `${error.code}: ${error.message}`,
+      },
+    ]);
+  }
+}
+
 function pluginEntries(deployment: Deployment): Parameters<typeof loadPlugins>[0] {
   const section = (deployment.options["plugins"] ?? {}) as Record<string, Record<string, unknown>>;
   return Object.entries(section).map(([name, entry]) => ({ name, ...entry })) as unknown as Parameters<
     typeof loadPlugins
   >[0];
-}
-
-/** Review snapshots live in the state directory, never the workspace. */
-export function reviewStore(stateDir: string): ReviewStore {
-  return new ReviewStore(join(stateDir, "reviews"));
 }
 
 /**

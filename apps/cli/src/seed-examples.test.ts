@@ -122,7 +122,9 @@ deny = [
           )
         ).stdout,
       ) as { decision: string; rule: string };
-    expect(await decide("wc -l README.md")).toMatchObject({ decision: "ask", rule: "permission.ask.high" });
+    // The rules admit it; permission would ask, and without a terminal there is no one to ask, so
+    // the dry run says what the call would get: a deny by the permission stage.
+    expect(await decide("wc -l README.md")).toMatchObject({ decision: "deny", rule: "permission.ask.high" });
     expect(await decide("git push --force")).toMatchObject({ decision: "deny", rule: "docs.no-force" });
     expect(await decide("git push")).toMatchObject({ decision: "deny", rule: "default" });
     expect(await decide("ls")).toMatchObject({ decision: "deny", rule: "default" });

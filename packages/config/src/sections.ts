@@ -25,7 +25,13 @@ export const NetworkOptionsSchema = Type.Object(
 export const LimitsOptionsSchema = Type.Object(
   {
     run_deadline_ms: Type.Optional(Positive("Run deadline (default 3600000).")),
-    shell_deadline_ms: Type.Optional(Positive("Longest shell command (default 900000).")),
+    shell_deadline_ms: Type.Optional(
+      Type.Integer({
+        minimum: 1000,
+        description:
+          "Longest shell command, the outer cap of every timeout_ms (default 900000; at least 1000, the shortest timeout a call may ask for).",
+      }),
+    ),
     tool_argument_bytes: Type.Optional(Positive("Largest tool-argument JSON (default 1 MiB).")),
     tool_result_bytes: Type.Optional(
       Type.Integer({ minimum: 512, description: "Largest serialized tool result (default 8 MiB)." }),

@@ -10,7 +10,7 @@ export function auditShowCommand(
   options: { file: string; json: boolean; session?: string; last?: number },
 ): number {
   if (!existsSync(options.file)) {
-    io.stderr(`pablo: no audit file at ${options.file}\n`);
+    io.stderr(`pablo: no audit file at ${options.file} [NOT_FOUND]\n`);
     return Exit.FAILED;
   }
   const { records, invalidLines } = readAuditFile(options.file);

@@ -7,7 +7,8 @@ import { type Io, printJson } from "../output.js";
 /**
  * `pablo call TOOL --args JSON [--dry-run] [--json]`: one call through the full pipeline. With
  * `--json` it prints the result object exactly as a model would receive it; with `--dry-run` the
- * decision, exiting 0 when the call would run (or ask) and 3 when it is denied.
+ * decision the real call would get (the kernel decides both with one function), exiting 0 when
+ * the call would run or ask (only on a terminal, where someone can answer) and 3 when it is denied.
  */
 export async function callCommand(
   io: Io,

@@ -16,11 +16,30 @@ export function policyCheckCommand(
     references: task.references,
     launchers: options.launchers,
   });
-  if (options.json) printJson(io, { findings });
-  else if (findings.length === 0) io.stdout("policy check: no findings\n");
-  else for (const f of findings) io.stdout(`${f.kind}: ${f.layer}/${f.rule}: ${f.message}\n`);
-  return findings.length === 0 ? Exit.OK : Exit.FAILED;
+  // What the configuration names but the task left out (delegate tools no definition can have,
+  // servers and plugins that did not load) is a finding too: it is a mistake in the file.
+  const leftOut = task.diagnostics
+    .filter((d) => !INFORMATIONAL.has(d.code))
+    .map((d) => ({
+      kind: "left-out",
+      source: d.source,
+      ...(d.tool ? { tool: d.tool } : {}),
+      code: d.code,
+      message: d.message,
+    }));
+  if (options.json) printJson(io, { findings, leftOut });
+  else if (findings.length === 0 && leftOut.length === 0) io.stdout("policy check: no findings\n");
+  else {
+    for (const f of findings) io.stdout(`${f.kind}: ${f.layer}/${f.rule}: ${f.message}\n`);
+    for (const d of leftOut) {
+      io.stdout(`left out: ${d.source}${d.tool ? `/${d.tool}` : ""}: ${d.message} [${d.code}]\n`);
+    }
+  }
+  return findings.length === 0 && leftOut.length === 0 ? Exit.OK : Exit.FAILED;
 }
+
+/** Notes about the host rather than the configuration (no browser installed): not findings. */
+const INFORMATIONAL: ReadonlySet<string> = new Set(["BROWSER_UNAVAILABLE"]);
 
 /** Launchers the configuration names outside rules: MCP stdio commands. */
 export function configuredLaunchers(task: TaskEnvironment): { path: string; where: string }[] {

@@ -1,11 +1,11 @@
 import type { TaskEnvironment } from "../distribution.js";
 import { Exit } from "../exit-codes.js";
 import { type Io, printJson, table } from "../output.js";
-import { reviewStore } from "../providers.js";
+import { allReviewStores } from "../storage.js";
 
 /** `pablo review list`: every review snapshot recorded for file changes, newest last. */
 export function reviewListCommand(io: Io, task: TaskEnvironment, options: { json: boolean }): number {
-  const changes = reviewStore(task.stateDir).list();
+  const changes = allReviewStores(task.storage).flatMap((store) => store.list());
   if (options.json) {
     printJson(io, { changes });
     return Exit.OK;
@@ -31,7 +31,9 @@ export async function reviewRollbackCommand(
   task: TaskEnvironment,
   options: { id: string; json: boolean },
 ): Promise<number> {
-  const result = await reviewStore(task.stateDir).rollback(options.id);
+  const stores = allReviewStores(task.storage);
+  const owner = stores.find((store) => store.get(options.id) !== undefined) ?? stores[0];
+  const result = await (owner as (typeof stores)[number]).rollback(options.id);
   if (options.json) printJson(io, result);
   else if (result.ok) io.stdout(`rolled back ${options.id}\n`);
   else io.stderr(`pablo: ${result.error.code}: ${result.error.message}\n`);

@@ -12,6 +12,8 @@ import {
   RunRenderer,
   recordingModel,
 } from "@pablo/agent";
+import { scratchNotice } from "@pablo/fs";
+import { formatSkillContext } from "@pablo/skills";
 import type { TaskEnvironment } from "../distribution.js";
 import { Exit } from "../exit-codes.js";
 import type { Io } from "../output.js";
@@ -48,13 +50,13 @@ export async function runCommand(io: Io, task: TaskEnvironment, options: RunComm
   const spec = options.model ?? agentOptions?.model ?? io.env["PABLO_MODEL"];
   if (!spec) {
     io.stderr(
-      "pablo: run needs a model: --model anthropic:NAME, openai-compatible:NAME or replay:FILE (or PABLO_MODEL)\n",
+      "pablo: run needs a model: --model anthropic:NAME, openai-compatible:NAME or replay:FILE (or PABLO_MODEL) [MODEL_SPEC]\n",
     );
     return Exit.USAGE;
   }
   const created = createModel(spec, io.env, { resolver: task.credentials }, { cwd: io.cwd });
   if (!created.ok) {
-    io.stderr(`pablo: ${created.message}\n`);
+    io.stderr(`pablo: ${created.message} [${created.code}]\n`);
     return Exit.USAGE;
   }
   sink.addSecrets(created.secrets);
@@ -73,7 +75,7 @@ export async function runCommand(io: Io, task: TaskEnvironment, options: RunComm
     kernel: task.kernel,
     ...(provider ? { control: provider } : {}),
     ...(questions ? { questions } : {}),
-    ...(agentOptions?.instructions && !provider ? { instructions: agentOptions.instructions } : {}),
+    instructions: taskInstructions(task, provider ? undefined : agentOptions?.instructions),
     onEvent: (event) => sink.agent(event),
   });
   const result = await agent.prompt(options.prompt, { signal: io.signal });
@@ -82,6 +84,20 @@ export async function runCommand(io: Io, task: TaskEnvironment, options: RunComm
   if (recorder && options.record)
     writeFileSync(options.record, `${JSON.stringify(recorder.transcript(), null, 2)}\n`);
   return code;
+}
+
+/**
+ * The host's part of the system text: the deployment's instructions (when no agent provider
+ * brings them), where the session scratch directory is, and the skills the deployment activated.
+ */
+export function taskInstructions(task: TaskEnvironment, deploymentInstructions: string | undefined): string {
+  return [
+    deploymentInstructions ?? "",
+    scratchNotice(task.scratchDir),
+    formatSkillContext(task.skills?.activated ?? []),
+  ]
+    .filter((s) => s.trim() !== "")
+    .join("\n\n");
 }
 
 /** The CLI contract's exit code for how a run ended. */

@@ -7,7 +7,9 @@ import { type Io, printJson } from "../output.js";
 /** `pablo skills list`: the skills discovery found in the configured roots, and every diagnostic. */
 export function skillsListCommand(io: Io, task: TaskEnvironment, options: { json: boolean }): number {
   if (!task.skills) {
-    io.stderr("pablo: no skills roots are configured ([options.skills.roots] with --bind)\n");
+    io.stderr(
+      "pablo: no skills roots are configured ([options.skills.roots] with --bind) [SKILLS_NOT_CONFIGURED]\n",
+    );
     return Exit.USAGE;
   }
   if (options.json)
@@ -23,7 +25,9 @@ export async function skillsShowCommand(
   options: { name: string; json: boolean },
 ): Promise<number> {
   if (!task.skills) {
-    io.stderr("pablo: no skills roots are configured ([options.skills.roots] with --bind)\n");
+    io.stderr(
+      "pablo: no skills roots are configured ([options.skills.roots] with --bind) [SKILLS_NOT_CONFIGURED]\n",
+    );
     return Exit.USAGE;
   }
   const { skill, diagnostics } = await showSkill(options.name, task.skills.discovery);

@@ -97,13 +97,21 @@ export function delegateToolsCommand(
   const excluded = visibility
     .filter((v) => !v.visible)
     .map((v) => ({ name: v.entry.name, layer: v.decision.layer, rule: v.decision.rule }));
+  const dropped = (agent?.diagnostics ?? [])
+    .filter((d) => d.subagent === subagent.name && d.code === "SUBAGENT_TOOL_DROPPED")
+    .map((d) => d.tool ?? "");
   if (options.json) {
-    printJson(io, { delegate: subagent.name, grants: subagent.grants, tools: allowed, excluded });
+    printJson(io, { delegate: subagent.name, grants: subagent.grants, dropped, tools: allowed, excluded });
     return Exit.OK;
   }
   io.stdout(
     `delegate ${subagent.name}: ${subagent.description}\ndefinition grants: ${subagent.grants.join(", ")}\n`,
   );
+  if (dropped.length > 0) {
+    io.stdout(
+      `dropped from the definition (no delegate can be given them): ${dropped.map((t) => JSON.stringify(t)).join(", ")}\n`,
+    );
+  }
   io.stdout(`may call: ${allowed.join(", ") || "nothing"}\n`);
   for (const e of excluded) io.stdout(`  ${e.name}  denied by ${e.layer}/${e.rule}\n`);
   return Exit.OK;

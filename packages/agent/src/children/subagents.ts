@@ -46,6 +46,10 @@ export interface ResolvedSubagent {
 
 export interface SubagentDiagnostic {
   readonly subagent: string;
+  /** `SUBAGENT_DUPLICATE`: a second definition of a name; `SUBAGENT_TOOL_DROPPED`: a tool no delegate can be given. */
+  readonly code: "SUBAGENT_DUPLICATE" | "SUBAGENT_TOOL_DROPPED";
+  /** The dropped tool name, for `SUBAGENT_TOOL_DROPPED`. */
+  readonly tool?: string;
   readonly message: string;
 }
 
@@ -86,6 +90,7 @@ export function resolveSubagents(definitions: readonly SubagentDefinition[]): {
     if (seen.has(definition.name)) {
       diagnostics.push({
         subagent: definition.name,
+        code: "SUBAGENT_DUPLICATE",
         message: "a subagent with this name is already defined; ignored",
       });
       continue;
@@ -100,6 +105,8 @@ export function resolveSubagents(definitions: readonly SubagentDefinition[]): {
       if (!seed) {
         diagnostics.push({
           subagent: definition.name,
+          code: "SUBAGENT_TOOL_DROPPED",
+          tool: name,
           message: `tool ${JSON.stringify(name)} cannot be given to a delegate (only Read, Glob, Grep, BrowserPreview, Bash, Edit, Write); dropped`,
         });
         continue;

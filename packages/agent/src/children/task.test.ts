@@ -18,7 +18,12 @@ describe("Task delegates", () => {
       subagents: [{ name: "reader", description: "Reads files and reports", tools: ["Read", "Frobnicate"] }],
     });
     expect(h.provider.diagnostics).toEqual([
-      { subagent: "reader", message: expect.stringContaining('"Frobnicate" cannot be given') },
+      {
+        subagent: "reader",
+        code: "SUBAGENT_TOOL_DROPPED",
+        tool: "Frobnicate",
+        message: expect.stringContaining('"Frobnicate" cannot be given'),
+      },
     ]);
     const server = await routed("anthropic", {
       ROOT: [

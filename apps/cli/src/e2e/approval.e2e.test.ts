@@ -1,0 +1,258 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  freshHome,
+  type Home,
+  loopbackModel,
+  personEnv,
+  processesWith,
+  Terminal,
+  TMUX,
+  toolResultIn,
+} from "./harness.js";
+
+/** A deployment that asks for every high-risk call and lets the shell run touch and sleep. */
+function askDeployment(home: Home, extra: string[] = []): string {
+  return home.write(
+    "pablo/deployment.toml",
+    [
+      "[options.permission]",
+      'mode = "ask"',
+      ...extra,
+      "[options.shell]",
+      "enabled = true",
+      "[options.shell.commands]",
+      "allow = [",
+      '  { id = "e2e.touch", executable = "/usr/bin/touch", args = [], match = "prefix" },',
+      '  { id = "e2e.sleep", executable = "/usr/bin/sleep", args = [], match = "prefix" },',
+      "]",
+      "",
+    ].join("\n"),
+  );
+}
+
+const touch = (id: string, file: string) => ({ id, name: "shell_run", input: { command: `touch ${file}` } });
+
+describe.skipIf(!TMUX)("the permission card on a real terminal", () => {
+  it("runs the call when the person types o, and audits allow-once", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const model = await loopbackModel([
+      { toolCalls: [touch("t1", "approved.txt")] },
+      { text: "Created it." },
+    ]);
+    const terminal = Terminal.open(
+      ["run", "Create approved.txt", "--config", askDeployment(home), "--model", "anthropic:claude-e2e"],
+      { cwd: workspace, env: personEnv(home, model.env) },
+    );
+    await terminal.waitFor("[o] allow once  [s] allow for this session  [d] deny");
+    expect(terminal.screen()).toContain("permission: shell_run (shell.run), high risk");
+    terminal.type("o");
+    expect(await terminal.exitCode()).toBe(0);
+    expect(terminal.screen()).toContain("→ allowed once");
+    expect(existsSync(join(workspace, "approved.txt"))).toBe(true);
+    expect(toolResultIn(model.server.requests[1], "t1")).toMatchObject({ ok: true });
+    expect(home.audit()).toMatchObject([
+      { tool: "shell.run", prompted: true, permissionAnswer: "allow-once", decision: "allow", ok: true },
+    ]);
+  });
+
+  it("remembers s for the rest of the session: the second call shows no card", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const model = await loopbackModel([
+      { toolCalls: [touch("t1", "one.txt")] },
+      { toolCalls: [touch("t2", "two.txt")] },
+      { text: "Both exist." },
+    ]);
+    const terminal = Terminal.open(
+      ["run", "Create two files", "--config", askDeployment(home), "--model", "anthropic:claude-e2e"],
+      { cwd: workspace, env: personEnv(home, model.env) },
+    );
+    await terminal.waitFor("[s] allow for this session");
+    terminal.type("s");
+    expect(await terminal.exitCode()).toBe(0);
+    const screen = terminal.screen();
+    expect(screen.match(/┌ permission:/g)).toHaveLength(1);
+    expect(screen).toContain("→ allowed for this session");
+    expect(existsSync(join(workspace, "one.txt"))).toBe(true);
+    expect(existsSync(join(workspace, "two.txt"))).toBe(true);
+    expect(home.audit().map((r) => [r["prompted"], r["permissionAnswer"] ?? null, r["ok"]])).toEqual([
+      [true, "allow-session", true],
+      [false, null, true],
+    ]);
+  });
+
+  it("denies when the person types d: nothing runs and the model is told", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const model = await loopbackModel([
+      { toolCalls: [touch("t1", "denied.txt")] },
+      { text: "You declined." },
+    ]);
+    const terminal = Terminal.open(
+      ["run", "Create denied.txt", "--config", askDeployment(home), "--model", "anthropic:claude-e2e"],
+      { cwd: workspace, env: personEnv(home, model.env) },
+    );
+    await terminal.waitFor("[d] deny");
+    terminal.type("d");
+    await terminal.exitCode();
+    expect(terminal.screen()).toContain("→ denied");
+    expect(existsSync(join(workspace, "denied.txt"))).toBe(false);
+    expect(toolResultIn(model.server.requests[1], "t1")).toMatchObject({
+      ok: false,
+      error: { code: "TOOL_DENIED" },
+    });
+    expect(home.audit()).toMatchObject([{ tool: "shell.run", prompted: true, permissionAnswer: "deny" }]);
+  });
+
+  it("re-asks on a key it does not know, then takes the answer", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const model = await loopbackModel([{ toolCalls: [touch("t1", "x.txt")] }, { text: "Done." }]);
+    const terminal = Terminal.open(
+      ["run", "Create x.txt", "--config", askDeployment(home), "--model", "anthropic:claude-e2e"],
+      { cwd: workspace, env: personEnv(home, model.env) },
+    );
+    await terminal.waitFor("[o] allow once");
+    terminal.type("maybe");
+    terminal.type("O");
+    expect(await terminal.exitCode()).toBe(0);
+    expect(existsSync(join(workspace, "x.txt"))).toBe(true);
+  });
+
+  it("denies when the countdown runs out, and says so on the card", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const model = await loopbackModel([{ toolCalls: [touch("t1", "late.txt")] }, { text: "No answer." }]);
+    const config = askDeployment(home, ["timeout_ms = 2500"]);
+    const terminal = Terminal.open(
+      ["run", "Create late.txt", "--config", config, "--model", "anthropic:claude-e2e"],
+      {
+        cwd: workspace,
+        env: personEnv(home, model.env),
+      },
+    );
+    await terminal.waitFor(/denied in [123]s/);
+    await terminal.exitCode();
+    expect(terminal.screen()).toContain("→ no answer in time: denied");
+    expect(existsSync(join(workspace, "late.txt"))).toBe(false);
+    expect(home.audit()).toMatchObject([
+      { tool: "shell.run", prompted: true, ok: false, errorCode: "TOOL_DENIED" },
+    ]);
+  });
+
+  it("Ctrl-C during a card cancels the run with exit 130 and runs nothing", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const model = await loopbackModel([{ toolCalls: [touch("t1", "never.txt")] }, { text: "unreachable" }]);
+    const terminal = Terminal.open(
+      ["run", "Create never.txt", "--config", askDeployment(home), "--model", "anthropic:claude-e2e"],
+      { cwd: workspace, env: personEnv(home, model.env) },
+    );
+    await terminal.waitFor("[o] allow once");
+    terminal.press("C-c");
+    expect(await terminal.exitCode()).toBe(130);
+    expect(existsSync(join(workspace, "never.txt"))).toBe(false);
+    expect(home.audit()).toMatchObject([{ tool: "shell.run", ok: false }]);
+    expect(model.server.requests).toHaveLength(1);
+  });
+
+  it("Ctrl-C during a running command ends it and every process it started, exit 130", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const marker = `${40_000 + Math.floor(Math.random() * 9_999)}`;
+    const model = await loopbackModel([
+      { toolCalls: [{ id: "s1", name: "shell_run", input: { command: `sleep ${marker}` } }] },
+      { text: "unreachable" },
+    ]);
+    const terminal = Terminal.open(
+      [
+        "run",
+        "Wait",
+        "--config",
+        askDeployment(home),
+        "--model",
+        "anthropic:claude-e2e",
+        "--permission",
+        "auto",
+      ],
+      { cwd: workspace, env: personEnv(home, model.env) },
+    );
+    await terminal.waitFor("▸ shell.run");
+    await expect.poll(() => processesWith(`sleep ${marker}`).length, { timeout: 15_000 }).toBeGreaterThan(0);
+    terminal.press("C-c");
+    expect(await terminal.exitCode()).toBe(130);
+    expect(processesWith(`sleep ${marker}`)).toEqual([]);
+    expect(home.audit()).toMatchObject([{ tool: "shell.run", ok: false, errorCode: "TOOL_CANCELLED" }]);
+  });
+
+  it("shows a card for a plugin tool whose manifest says low risk (seed 001: plugins confirm under ask)", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const plugin = join(import.meta.dirname, "fixtures", "low-risk-plugin");
+    const config = home.write(
+      "pablo/deployment.toml",
+      [
+        "[options.permission]",
+        'mode = "ask"',
+        "[options.plugins.hello]",
+        `package = ${JSON.stringify(plugin)}`,
+        'grants = ["agent.tool.register"]',
+        "",
+      ].join("\n"),
+    );
+    const model = await loopbackModel([
+      { toolCalls: [{ id: "l1", name: "ToolSearch", input: { query: "plugin_hello_greet" } }] },
+      { toolCalls: [{ id: "p1", name: "plugin_hello_greet", input: { name: "Ada" } }] },
+      { text: "Greeted." },
+    ]);
+    const terminal = Terminal.open(
+      ["run", "Greet Ada", "--config", config, "--model", "anthropic:claude-e2e"],
+      {
+        cwd: workspace,
+        env: personEnv(home, model.env),
+      },
+    );
+    await terminal.waitFor("permission: plugin_hello_greet (plugin.hello.greet), low risk");
+    terminal.type("o");
+    expect(await terminal.exitCode()).toBe(0);
+    expect(toolResultIn(model.server.requests[2], "p1")).toEqual({
+      ok: true,
+      data: { greeting: "Hello, Ada!" },
+    });
+    expect(home.audit().find((r) => r["tool"] === "plugin.hello.greet")).toMatchObject({
+      prompted: true,
+      permissionAnswer: "allow-once",
+    });
+  });
+
+  it("asks before reading a relative .. path outside the workspace, and reads it once allowed", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    home.write("notes.txt", "outside the workspace\n");
+    const config = home.write(
+      "pablo/deployment.toml",
+      ["[options.permission]", 'mode = "ask"', "[options.fs]", 'outside_paths = "permission"', ""].join("\n"),
+    );
+    const model = await loopbackModel([
+      { toolCalls: [{ id: "r1", name: "fs_read", input: { path: "../notes.txt" } }] },
+      { text: "Read it." },
+    ]);
+    const terminal = Terminal.open(
+      ["run", "Read ../notes.txt", "--config", config, "--model", "anthropic:claude-e2e"],
+      {
+        cwd: workspace,
+        env: personEnv(home, model.env),
+      },
+    );
+    await terminal.waitFor("why: explicit path outside the session roots");
+    terminal.type("o");
+    expect(await terminal.exitCode()).toBe(0);
+    const result = toolResultIn(model.server.requests[1], "r1");
+    expect(JSON.stringify(result)).toContain("outside the workspace");
+    expect(result).toMatchObject({ ok: true, data: { root: "external" } });
+    expect(readFileSync(join(home.home, "notes.txt"), "utf8")).toBe("outside the workspace\n");
+  });
+});
