@@ -71,7 +71,7 @@ describe("a published plugin", () => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     writeFileSync(
       join(distribution, "deployment.toml"),
-      `[options.plugins.web]\npackage = "@pablo/plugin-web"\ngrants = ["agent.tool.register", "net"]\n\n[options.plugins.web.options]\nallowLoopback = true\n\n[options.network]\nallow = [{ id = "local", prefix = "${base}/" }]\n`,
+      `[options.plugins.web]\npackage = "@pablo/plugin-web"\ngrants = ["agent.tool.register", "net", "net.fetch", "net.search"]\n\n[options.plugins.web.options]\nallowLoopback = true\n\n[options.network]\nallow = [{ id = "local", prefix = "${base}/" }]\n`,
     );
     const { code, stdout, stderr } = await pablo(
       [

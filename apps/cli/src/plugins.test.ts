@@ -24,7 +24,7 @@ async function loopbackServer(): Promise<{ base: string; hits: string[] }> {
 function deployment(base: string): string {
   return `[options.plugins.web]
 package = ${JSON.stringify(webPlugin)}
-grants = ["agent.tool.register", "net"]
+grants = ["agent.tool.register", "net", "net.fetch", "net.search"]
 
 [options.plugins.web.options]
 allowLoopback = true
@@ -86,7 +86,10 @@ describe("plugins listed by the deployment", () => {
   it("are refused with a diagnostic when a grant is missing, and never scanned when not listed", async () => {
     const sandbox = useSandbox();
     const server = await loopbackServer();
-    const config = sandbox.write("deployment.toml", deployment(server.base).replace(', "net"]', "]"));
+    const config = sandbox.write(
+      "deployment.toml",
+      deployment(server.base).replace(', "net.fetch", "net.search"]', "]"),
+    );
     const { code, stdout } = await pablo(["tools", "--json", "--explain", "--config", config], sandbox);
     expect(code).toBe(0);
     const parsed = JSON.parse(stdout) as {

@@ -94,7 +94,8 @@ export async function setUpPlugin(
   if (diagnostics.failed) return { tools: [], declarations: [] };
   const registered = await runSetup(plugin, manifest, validOptions, options.grants, diagnostics);
   if (!registered) return { tools: [], declarations: [] };
-  const verified = verifyTools(manifest, registered, options.timeoutMs, diagnostics);
+  const leftOut = ungrantedTools(manifest, options.grants);
+  const verified = verifyTools(manifest, registered, options.timeoutMs, diagnostics, leftOut);
   return { tools: diagnostics.failed ? [] : verified.tools, declarations: verified.declarations };
 }
 
@@ -168,17 +169,27 @@ export function checkGrants(
       );
     }
   }
+  // A tool whose effects are not all granted is left out on its own (a warning), so a deployment
+  // can grant one capability of a plugin and not another. When nothing the plugin contributes
+  // would remain, the plugin is refused (errors), as before.
+  const leftOut = ungrantedTools(manifest, grants);
+  const nothingLeft = leftOut.size === manifest.tools.length && (manifest.skills?.length ?? 0) === 0;
   manifest.tools.forEach((tool, i) => {
     for (const effect of tool.effects) {
-      if (!granted.has(effect)) {
-        diagnostics.error(
-          PluginCode.GRANT_MISSING,
-          `tool ${tool.name} uses effect ${effect}, which the deployment does not grant`,
-          { tool: tool.name, path: `/pablo/tools/${i}/effects` },
-        );
-      }
+      if (granted.has(effect)) continue;
+      const message = `tool ${tool.name} uses effect ${effect}, which the deployment does not grant`;
+      const where = { tool: tool.name, path: `/pablo/tools/${i}/effects` };
+      if (nothingLeft) diagnostics.error(PluginCode.GRANT_MISSING, message, where);
+      else diagnostics.warn(PluginCode.GRANT_MISSING, `${message}; the tool is left out`, where);
     }
   });
+}
+
+/** Names of the manifest's tools with an effect the deployment does not grant (none for author checks). */
+export function ungrantedTools(manifest: PluginManifest, grants: readonly string[] | undefined): Set<string> {
+  if (grants === undefined) return new Set();
+  const granted = new Set(grants);
+  return new Set(manifest.tools.filter((t) => !t.effects.every((e) => granted.has(e))).map((t) => t.name));
 }
 
 function checkSkills(dir: string, manifest: PluginManifest, diagnostics: DiagnosticList): string[] {

@@ -11,13 +11,16 @@ import { toKernelTool } from "./wrap.js";
  * Checks what the module registered against what the manifest declares: every registered tool
  * is declared, with the same closed input schema and effects (and risk, when both state one),
  * and every declared tool is registered. Returns the kernel tools when nothing is wrong, and the
- * registered tools written as manifest entries (what `PluginCheck` suggests).
+ * registered tools written as manifest entries (what `PluginCheck` suggests). Tools in `leftOut`
+ * (their effects are not granted) are still checked against the manifest but never become kernel
+ * tools, and a plugin that does not register them is not missing them.
  */
 export function verifyTools(
   manifest: PluginManifest,
   registered: readonly unknown[],
   timeoutMs: number,
   diagnostics: DiagnosticList,
+  leftOut: ReadonlySet<string> = new Set(),
 ): { tools: ToolDefinition[]; declarations: ManifestTool[] } {
   const declared = new Map(manifest.tools.map((t, i) => [t.name, { tool: t, index: i }]));
   const seen = new Set<string>();
@@ -63,10 +66,11 @@ export function verifyTools(
         where,
       );
     }
+    if (leftOut.has(tool.name)) continue;
     tools.push(toKernelTool(tool, { pluginId: manifest.id, risk, effects: entry.tool.effects, timeoutMs }));
   }
   manifest.tools.forEach((t, i) => {
-    if (!seen.has(t.name)) {
+    if (!seen.has(t.name) && !leftOut.has(t.name)) {
       diagnostics.error(
         PluginCode.MISSING_TOOL,
         `the manifest declares tool ${t.name}, which the module does not register`,
