@@ -44,13 +44,14 @@ function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Promise<P
       const seconds = Math.max(0, Math.ceil((request.deadline - Date.now()) / 1000));
       io.stderr(`\r  [o] allow once  [s] allow for this session  [d] deny   (denied in ${seconds}s) > `);
     };
-    const finish = (answer: PermissionAnswer, note: string) => {
+    // A typed answer ends its own line (the terminal echoes Enter); any other end starts one.
+    const finish = (answer: PermissionAnswer, note: string, typed = false) => {
       if (settled) return;
       settled = true;
       clearInterval(ticker);
       clearTimeout(expiry);
       signal.removeEventListener("abort", onAbort);
-      io.stderr(`\n  → ${note}\n`);
+      io.stderr(`${typed ? "" : "\n"}  → ${note}\n`);
       resolve(answer);
       rl.close();
     };
@@ -66,7 +67,7 @@ function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Promise<P
     signal.addEventListener("abort", onAbort, { once: true });
     rl.on("line", (line) => {
       const answer = CARD_KEYS[line.trim().toLowerCase()];
-      if (answer) finish(answer, describe(answer));
+      if (answer) finish(answer, describe(answer), true);
       else render();
     });
     rl.on("close", () => finish("deny", "input closed: denied"));
