@@ -1,5 +1,5 @@
 import { resolve as resolvePath } from "node:path";
-import { PabloError, type ToolDefinition } from "@pablo/kernel";
+import { type AnyToolDefinition, PabloError } from "@pablo/kernel";
 import { type FsEnv, foldName, grantComponents } from "./env.js";
 import { ALWAYS_PROTECTED, type FsOptions, resolveFsOptions } from "./options.js";
 import { startsWith } from "./paths.js";
@@ -38,7 +38,7 @@ const closer = new FinalizationRegistry<{ io: FsPort; handles: number[] }>(({ io
  * Throws {@link PabloError} when the workspace cannot be opened or the options are invalid: a host
  * configuration fault, not something a model did.
  */
-export async function createFsTools(config: FsToolsConfig): Promise<ToolDefinition[]> {
+export async function createFsTools(config: FsToolsConfig): Promise<AnyToolDefinition[]> {
   const options = resolveFsOptions(config.options);
   const io = config.io ?? createLocalFs();
   if (!config.workspace.startsWith("/")) {
@@ -81,9 +81,7 @@ export async function createFsTools(config: FsToolsConfig): Promise<ToolDefiniti
     declared: new Map(),
   };
   closer.register(env, { io, handles });
-  return [readTool(env), listTool(env), searchTool(env), globTool(env), writeTool(env), editTool(env)].map(
-    (tool) => tool as unknown as ToolDefinition,
-  );
+  return [readTool(env), listTool(env), searchTool(env), globTool(env), writeTool(env), editTool(env)];
 }
 
 async function scratchRoot(

@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, normalize, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { ToolDefinition } from "@pablo/kernel";
+import type { AnyToolDefinition } from "@pablo/kernel";
 import { Compile } from "typebox/compile";
 import { DiagnosticList, messageOf, PluginCode } from "./diagnostics.js";
 import { type ManifestTool, type PluginManifest, validateManifest } from "./manifest.js";
@@ -25,7 +25,7 @@ export interface Inspection {
   readonly packageJson: PackageJson | undefined;
   readonly manifest: PluginManifest | undefined;
   readonly entry: string | undefined;
-  readonly tools: ToolDefinition[];
+  readonly tools: AnyToolDefinition[];
   readonly skills: string[];
   /** What the module registered, written as manifest tool entries. */
   readonly declarations: ManifestTool[];
@@ -46,7 +46,7 @@ export async function inspectPlugin(dir: string, options: InspectOptions): Promi
     packageJson: undefined as PackageJson | undefined,
     manifest: undefined as PluginManifest | undefined,
     entry: undefined as string | undefined,
-    tools: [] as ToolDefinition[],
+    tools: [] as AnyToolDefinition[],
     skills: [] as string[],
     declarations: [] as ManifestTool[],
     diagnostics,
@@ -89,7 +89,7 @@ export async function setUpPlugin(
   manifest: PluginManifest,
   options: Pick<InspectOptions, "grants" | "options" | "timeoutMs">,
   diagnostics: DiagnosticList,
-): Promise<{ tools: ToolDefinition[]; declarations: ManifestTool[] }> {
+): Promise<{ tools: AnyToolDefinition[]; declarations: ManifestTool[] }> {
   const validOptions = checkOptions(plugin, options.options, diagnostics);
   if (diagnostics.failed) return { tools: [], declarations: [] };
   const registered = await runSetup(plugin, manifest, validOptions, options.grants, diagnostics);

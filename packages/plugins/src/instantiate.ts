@@ -1,4 +1,4 @@
-import type { ToolDefinition } from "@pablo/kernel";
+import type { AnyToolDefinition } from "@pablo/kernel";
 import { DiagnosticList, PluginCode, type PluginDiagnostic } from "./diagnostics.js";
 import { DEFAULT_PLUGIN_TIMEOUT_MS } from "./entry-options.js";
 import { checkGrants, setUpPlugin } from "./inspect.js";
@@ -23,7 +23,7 @@ export async function instantiatePlugin(
   plugin: unknown,
   manifest: unknown,
   options: InstantiateOptions,
-): Promise<{ tools: ToolDefinition[]; diagnostics: PluginDiagnostic[] }> {
+): Promise<{ tools: AnyToolDefinition[]; diagnostics: PluginDiagnostic[] }> {
   const diagnostics = new DiagnosticList(options.name);
   const checked = validateManifest(manifest);
   if (!checked.ok) {

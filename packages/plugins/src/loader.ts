@@ -1,4 +1,4 @@
-import { CatalogBuilder, type ToolDefinition } from "@pablo/kernel";
+import { type AnyToolDefinition, CatalogBuilder } from "@pablo/kernel";
 import { Compile } from "typebox/compile";
 import { DiagnosticList, PluginCode, type PluginDiagnostic } from "./diagnostics.js";
 import { DEFAULT_PLUGIN_TIMEOUT_MS, type PluginEntry, PluginEntryOptionsSchema } from "./entry-options.js";
@@ -12,12 +12,12 @@ export interface LoadConfig {
    * Tools already in the host's catalog (built-ins, MCP tools). A plugin tool whose native or
    * provider name collides with one of them, or with an earlier plugin's, refuses its plugin.
    */
-  readonly reserved?: readonly ToolDefinition[];
+  readonly reserved?: readonly AnyToolDefinition[];
 }
 
 export interface LoadedPlugins {
   /** Kernel tools of every plugin that loaded: category `plugin`, deferred, wrapped. */
-  readonly tools: ToolDefinition[];
+  readonly tools: AnyToolDefinition[];
   /** Skill directories contributed by loaded plugins; the host adds the Skill tool only when non-empty. */
   readonly skills: { pluginId: string; dir: string }[];
   /** One or more per refused plugin; warnings for plugins that loaded. */
@@ -38,7 +38,7 @@ export async function loadPlugins(
   config: LoadConfig,
 ): Promise<LoadedPlugins> {
   const out: LoadedPlugins = { tools: [], skills: [], diagnostics: [], loaded: [] };
-  const accepted: ToolDefinition[] = [];
+  const accepted: AnyToolDefinition[] = [];
   const names = new Set<string>();
   for (const entry of entries) {
     const diagnostics = new DiagnosticList(String(entry?.name));
@@ -96,8 +96,8 @@ function checkEntry(entry: PluginEntry, names: Set<string>, diagnostics: Diagnos
 
 /** Uses the kernel's own catalog rules, so what loads here also registers in the host's catalog. */
 function checkCollisions(
-  tools: readonly ToolDefinition[],
-  existing: readonly ToolDefinition[],
+  tools: readonly AnyToolDefinition[],
+  existing: readonly AnyToolDefinition[],
   diagnostics: DiagnosticList,
 ): void {
   const builder = new CatalogBuilder();

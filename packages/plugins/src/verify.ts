@@ -1,4 +1,4 @@
-import { findOpenObject, type Risk, type ToolDefinition, toJsonSchema } from "@pablo/kernel";
+import { type AnyToolDefinition, findOpenObject, type Risk, toJsonSchema } from "@pablo/kernel";
 import type { TSchema } from "typebox";
 import { firstDifference } from "./compare.js";
 import { type DiagnosticList, messageOf, PluginCode } from "./diagnostics.js";
@@ -21,10 +21,10 @@ export function verifyTools(
   timeoutMs: number,
   diagnostics: DiagnosticList,
   leftOut: ReadonlySet<string> = new Set(),
-): { tools: ToolDefinition[]; declarations: ManifestTool[] } {
+): { tools: AnyToolDefinition[]; declarations: ManifestTool[] } {
   const declared = new Map(manifest.tools.map((t, i) => [t.name, { tool: t, index: i }]));
   const seen = new Set<string>();
-  const tools: ToolDefinition[] = [];
+  const tools: AnyToolDefinition[] = [];
   const declarations: ManifestTool[] = [];
   for (const candidate of registered) {
     const tool = asPluginTool(candidate, diagnostics);

@@ -1,5 +1,6 @@
 import {
   type Access,
+  type AnyToolDefinition,
   type AuditNotes,
   DIMENSIONS,
   type Effect,
@@ -8,7 +9,6 @@ import {
   type JsonValue,
   type Risk,
   type ToolContext,
-  type ToolDefinition,
   type ToolResult,
 } from "@pablo/kernel";
 import { messageOf } from "./diagnostics.js";
@@ -31,7 +31,7 @@ export interface WrapOptions {
  * a host-fault error) leaves `accesses` or `execute`; a malformed or unserializable result is
  * `TOOL_FAILED`; a call that outlives the plugin's time limit is `TOOL_TIMEOUT`.
  */
-export function toKernelTool(tool: PluginTool, options: WrapOptions): ToolDefinition {
+export function toKernelTool(tool: PluginTool, options: WrapOptions): AnyToolDefinition {
   const native = pluginNativeName(options.pluginId, tool.name);
   const label = `plugin ${options.pluginId} tool ${tool.name}`;
   const plan = tool.accesses;
@@ -51,7 +51,7 @@ export function toKernelTool(tool: PluginTool, options: WrapOptions): ToolDefini
       ? {
           accesses: async (args: unknown, ctx: ToolContext) => {
             try {
-              const planned = await plan.call(tool, args as never, ctx);
+              const planned = await plan.call(tool, args, ctx);
               if (Array.isArray(planned)) {
                 return planned.every(isAccess)
                   ? planned
@@ -81,7 +81,7 @@ async function runGuarded(
   const signal = AbortSignal.any([ctx.signal, timer.signal]);
   let work: Promise<unknown>;
   try {
-    work = Promise.resolve(tool.execute(args as never, { ...ctx, signal }));
+    work = Promise.resolve(tool.execute(args, { ...ctx, signal }));
   } catch (error) {
     return fail(ErrorCode.TOOL_FAILED, `${label} failed: ${messageOf(error)}`);
   }
