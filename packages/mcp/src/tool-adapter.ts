@@ -9,7 +9,6 @@ import {
   type ToolDefinition,
   type Validator,
 } from "@pablo/kernel";
-import type { TSchema } from "typebox";
 import type { McpConnection } from "./connection.js";
 import { scrubSecrets } from "./credentials.js";
 import { type McpDiagnostic, McpDiagnosticCode, McpErrorCode } from "./diagnostics.js";
@@ -86,7 +85,7 @@ export function adaptTool(
         `output schema at ${output.pointer}: ${output.reason}`,
       );
     try {
-      outputValidator = compileValidator(output.schema as unknown as TSchema);
+      outputValidator = compileValidator(output.schema);
     } catch {
       return left(McpDiagnosticCode.SCHEMA_UNSUPPORTED, "output schema does not compile");
     }
@@ -105,7 +104,7 @@ export function adaptTool(
     providerName: mcpProviderName(server.name, tool.name),
     description,
     summary: summarize(tool, description),
-    inputSchema: input.schema as unknown as TSchema,
+    inputSchema: input.schema,
     risk: riskFor(server.risk, tool),
     effects: ["mcp"],
     category: "external",

@@ -1,4 +1,4 @@
-import type { UnprovenConstruct } from "./command-parser.js";
+import type { UnprovenConstruct } from "./unproven-construct.js";
 
 const SUSPECT = /[\p{Cc}\p{Cf}\p{Cs}\p{Z}]/gu;
 

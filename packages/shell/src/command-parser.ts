@@ -1,5 +1,8 @@
 import { checkCharacters } from "./command-characters.js";
 import { RESERVED_WORDS } from "./shell-words.js";
+import type { UnprovenConstruct } from "./unproven-construct.js";
+
+export type { UnprovenConstruct } from "./unproven-construct.js";
 
 /** One simple command of a command line: its words after quote removal. */
 export interface SimpleCommand {
@@ -12,11 +15,6 @@ export interface SimpleCommand {
 /** How two consecutive simple commands are joined. */
 export type ListOperator = "&&" | "||" | ";" | "|" | "newline";
 
-/** A construct the literal parser refuses to reason about, and where it starts. */
-export interface UnprovenConstruct {
-  readonly construct: string;
-  readonly offset: number;
-}
 
 export interface ParsedCommandLine {
   /** The simple commands proven so far, in order. Complete only when `unproven` is absent. */
