@@ -28,7 +28,6 @@ import {
   type CatalogDiagnostic,
   type CredentialResolver,
   createKernel,
-  defineLayer,
   type EventSink,
   type Kernel,
   type OperatingMode,
@@ -39,8 +38,11 @@ import {
 } from "@pablo/kernel";
 import { defaultAuditPath, JsonlAuditSink, stateDirectory } from "@pablo/kernel/node";
 import type { GlobalOptions } from "./args.js";
+import { ConfigFailure } from "./config-failure.js";
 import { distributionSections, openProviders, sectionLayers, type TaskSkills } from "./providers.js";
 import { claimSession, sweepStorage, type TaskStorage, taskStorage } from "./storage.js";
+
+export { ConfigFailure } from "./config-failure.js";
 
 /** Everything one CLI task needs: the frozen catalog, the session over it, and how to close it. */
 export interface TaskEnvironment {
@@ -62,16 +64,6 @@ export interface TaskEnvironment {
   /** The session's scratch directory: absolute, outside the workspace, made on first write. */
   readonly scratchDir: string;
   close(): Promise<void>;
-}
-
-/** Configuration that cannot be used: the CLI prints each error and exits 2. */
-export class ConfigFailure extends Error {
-  readonly errors: readonly ConfigError[];
-  constructor(errors: readonly ConfigError[]) {
-    super(errors.map((e) => e.message).join("; "));
-    this.name = "ConfigFailure";
-    this.errors = errors;
-  }
 }
 
 export interface TaskHooks {
@@ -317,9 +309,4 @@ function limitsFrom(options: LimitsOptions | undefined) {
   ];
   for (const [from, to] of pairs) if (options[from] !== undefined) map[to] = options[from] as number;
   return map;
-}
-
-/** A layer that denies a whole tool, citing the configuration key that turned it off. */
-export function disabledToolLayer(id: string, tool: string, rule: string): AuthorityLayer {
-  return defineLayer({ id, tool: { deny: [{ id: rule, match: tool }] } });
 }

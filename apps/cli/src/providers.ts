@@ -29,7 +29,8 @@ import {
 } from "@pablo/shell";
 import { SkillsOptionsSchema } from "@pablo/skills";
 import Type, { type TSchema } from "typebox";
-import { ConfigFailure, disabledToolLayer } from "./distribution.js";
+import { ConfigFailure } from "./config-failure.js";
+import { disabledToolLayer } from "./layers.js";
 import { openMcp } from "./provider-mcp.js";
 import { openSkills, type TaskSkills } from "./provider-skills.js";
 import { sessionReviewStore, type TaskStorage } from "./storage.js";
