@@ -1,0 +1,15 @@
+export type { CollectedArtifact, RetainedArtifact } from "./artifact.js";
+export { promoteArtifact } from "./artifact.js";
+export type { CardFacts } from "./card.js";
+export type { A2aDiagnostic } from "./codes.js";
+export { A2aDiagnosticCode, A2aErrorCode, A2aServeCode, A2aServeError } from "./codes.js";
+export type { LocalState } from "./lifecycle.js";
+export type { A2aOptions, A2aRemoteConfig, A2aServeConfig } from "./options-schema.js";
+export { A2A_DEFAULTS, A2aOptionsSchema, A2aRemoteSchema, A2aServeSchema } from "./options-schema.js";
+export type { A2aCredentialReference, A2aLintFinding } from "./policy-lint.js";
+export { a2aCredentialReferences, lintA2a, SERVE_DESTINATION } from "./policy-lint.js";
+export { a2aToolName } from "./remote-tool.js";
+export type { A2aRemotes, A2aRemotesConfig, RemoteStatus } from "./remotes.js";
+export { openA2aRemotes } from "./remotes.js";
+export type { ServeA2aOptions, ServedA2a, ServedAnswer, ServedTask } from "./serve/serve.js";
+export { CARD_PATH, RPC_PATH, serveA2a } from "./serve/serve.js";
