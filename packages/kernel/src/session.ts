@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { CancelledError } from "./cancellation.js";
 import type { Catalog, CatalogEntry } from "./catalog.js";
 import { dispatchCall, dryRunCall } from "./dispatch.js";
+import { ErrorCode } from "./errors.js";
 import { recordRefusal } from "./host-refusal.js";
 import type {
   CallOutcome,
@@ -12,7 +13,7 @@ import type {
   ToolVisibility,
 } from "./kernel.js";
 import type { Budget } from "./limits.js";
-import type { PermissionProfile } from "./permission.js";
+import { type PermissionProfile, permissionNeed } from "./permission.js";
 import type { AuthorityLayer } from "./policy-schema.js";
 import { SessionCore } from "./session-core.js";
 import { admitStage } from "./stages.js";
@@ -88,6 +89,21 @@ export class Session {
       const admitted = admitStage(mode, layers, entry);
       if ("final" in admitted) {
         return { entry, visible: false, decision: admitted.decision, code: admitted.final.error.code };
+      }
+      // The read-only profile decides on effects alone, so a tool it denies is denied on every
+      // call: it is not offered, and --explain says which rule keeps it out.
+      const profile = this.#core.permission;
+      if (profile.mode === "read-only") {
+        const { risk, category, effects } = entry.definition;
+        const need = permissionNeed(profile, { risk, category, effects, accesses: [] });
+        if (need.need === "deny") {
+          return {
+            entry,
+            visible: false,
+            code: ErrorCode.TOOL_DENIED,
+            decision: { verdict: "deny", layer: "permission", rule: need.rule, reason: need.reason },
+          };
+        }
       }
       return { entry, visible: true, decision: admitted.decision ?? DEFAULT_ALLOW };
     });

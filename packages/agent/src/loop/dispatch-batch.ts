@@ -18,6 +18,8 @@ export interface BatchOutcome {
   readonly results: ToolResultMessage[];
   /** Set when a result asked the loop to stop (seed 001, 4d). */
   readonly terminate?: string;
+  /** Set when a call was refused because a shared budget is spent: the run stops on it. */
+  readonly budgetExhausted?: string;
 }
 
 /**
@@ -33,6 +35,7 @@ export async function dispatchBatch(
   const results: ToolResultMessage[] = [];
   const exclusive = calls.length > 1 ? calls.find((c) => isExclusive(session, c.name)) : undefined;
   let terminate: string | undefined;
+  let budgetExhausted: string | undefined;
   for (const call of calls) {
     const native = session.catalog.resolve(call.name)?.name ?? call.name;
     emit({ type: "tool.requested", agent, callId: call.id, tool: native });
@@ -65,8 +68,15 @@ export async function dispatchBatch(
     if (!outcome.result.ok && outcome.result.error.terminate) {
       terminate = `${native} ended the turn: ${outcome.result.error.message}`;
     }
+    if (!outcome.result.ok && outcome.result.error.code === ErrorCode.BUDGET_EXHAUSTED) {
+      budgetExhausted ??= outcome.result.error.message;
+    }
   }
-  return terminate ? { results, terminate } : { results };
+  return {
+    results,
+    ...(terminate ? { terminate } : {}),
+    ...(budgetExhausted ? { budgetExhausted } : {}),
+  };
 }
 
 function localRefusal(

@@ -79,12 +79,14 @@ export class RunReport {
   #add(record: CallRecord): void {
     this.calls.push(record);
     if (record.committed) this.committed.push(record.callId);
-    if (record.code !== undefined && DENIAL_CODES.has(record.code)) {
+    // A call the pipeline refused (policy, mode, permission, a spent budget) is a denial, so the
+    // summary counts what each call's line says.
+    if (record.decision === "deny" || (record.code !== undefined && DENIAL_CODES.has(record.code))) {
       this.denials.push({
         agent: record.agent,
         callId: record.callId,
         tool: record.tool,
-        code: record.code,
+        code: record.code ?? ErrorCode.TOOL_DENIED,
         layer: record.layer,
         rule: record.rule,
       });

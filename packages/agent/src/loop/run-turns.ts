@@ -114,6 +114,9 @@ export async function runTurns(ctx: TurnsContext): Promise<TurnsEnd> {
     });
     messages.push({ role: "tool", results: batch.results });
     if (batch.terminate) return end("terminated", batch.terminate);
+    // A spent budget refuses every later call too: stop here and say so, rather than let the
+    // model answer as if the task were done.
+    if (batch.budgetExhausted) return end("budget", batch.budgetExhausted);
   }
 }
 

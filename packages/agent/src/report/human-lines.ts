@@ -48,12 +48,14 @@ export function resultLine(record: CallRecord): string {
 /** The final summary: status, calls, denials with rule IDs, changed files with review IDs, budgets. */
 export function summaryLines(result: AgentRunResult, modelId: string): string[] {
   const b = result.budgets;
-  const failed = result.calls.filter((c) => !c.ok).length;
+  const denied = new Set(result.denials.map((d) => d.callId));
+  const failed = result.calls.filter((c) => !c.ok && !denied.has(c.callId)).length;
+  const ok = result.calls.filter((c) => c.ok).length;
   const lines = [
     "── summary ──",
     `status: ${result.status}${result.reason ? ` (${result.reason})` : ""}`,
     `model: ${modelId}, ${result.turns} turns`,
-    `calls: ${result.calls.length} (${result.calls.length - failed} ok, ${failed} failed, ${result.denials.length} denied)`,
+    `calls: ${result.calls.length} (${ok} ok, ${failed} failed, ${result.denials.length} denied)`,
   ];
   if (result.denials.length > 0) {
     lines.push("denied:");
