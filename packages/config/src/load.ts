@@ -82,7 +82,7 @@ export function parseDeployment(text: string, file: string, options: LoadOptions
         file,
         line: locateKey(text, base),
         keyPath: base.join("."),
-        message: issue.message,
+        message: allowedHere(schema, base, valueAt(resolved, base)) ?? issue.message,
       });
     }
     return failure(dedupe(errors));
@@ -161,6 +161,91 @@ function suggestion(schema: TSchema, path: readonly string[], key: string): stri
   const close = allowed.filter((k) => editDistance(k, key) <= 2);
   if (close.length > 0) return `; did you mean ${close.map((k) => JSON.stringify(k)).join(" or ")}?`;
   return allowed.length > 0 && allowed.length <= 12 ? `; allowed here: ${allowed.join(", ")}` : "";
+}
+
+/**
+ * What a value at `path` may be, said plainly: `must be "prefix" or "exact" (got "prefixx")`
+ * rather than the validator's "must match a schema in anyOf". Undefined where the schema has
+ * nothing clearer to say than the validator's own message.
+ */
+function allowedHere(schema: TSchema, path: readonly string[], value: unknown): string | undefined {
+  const node = schemaAt(schema, path);
+  if (!node) return undefined;
+  const got = ` (got ${shown(value)})`;
+  const choices = literalChoices(node);
+  if (choices)
+    return `must be ${choices
+      .map((c) => JSON.stringify(c))
+      .join(", ")
+      .replace(/, ([^,]*)$/, " or $1")}${got}`;
+  const variants = (node as { anyOf?: TSchema[] }).anyOf;
+  if (variants) return `must be ${variants.map(describeSchema).join(" or ")}${got}`;
+  return undefined;
+}
+
+function literalChoices(node: TSchema): unknown[] | undefined {
+  const n = node as { anyOf?: Array<{ const?: unknown }>; enum?: unknown[]; const?: unknown };
+  if (Array.isArray(n.enum)) return n.enum;
+  if (n.anyOf?.every((v) => "const" in v)) return n.anyOf.map((v) => v.const);
+  return undefined;
+}
+
+function describeSchema(node: TSchema): string {
+  const n = node as {
+    type?: string;
+    const?: unknown;
+    properties?: Record<string, unknown>;
+    description?: string;
+  };
+  if ("const" in n) return JSON.stringify(n.const);
+  if (n.type === "object" && n.properties) return `a table with ${Object.keys(n.properties).join(", ")}`;
+  if (n.type === "array") return "a list";
+  if (n.type === "integer") return "a whole number";
+  return n.type ? `a ${n.type}` : "a value of another shape";
+}
+
+/** The schema that governs `path`, walking properties, patterns, list items and unions. */
+function schemaAt(schema: TSchema, path: readonly string[]): TSchema | undefined {
+  let node: unknown = schema;
+  for (const part of path) {
+    node = childSchema(node, part);
+    if (!node) return undefined;
+  }
+  return node as TSchema;
+}
+
+function childSchema(node: unknown, part: string): unknown {
+  const n = node as {
+    properties?: Record<string, unknown>;
+    patternProperties?: Record<string, unknown>;
+    additionalProperties?: unknown;
+    items?: unknown;
+    anyOf?: unknown[];
+  };
+  if (n.anyOf) {
+    for (const variant of n.anyOf) {
+      const child = childSchema(variant, part);
+      if (child) return child;
+    }
+    return undefined;
+  }
+  if (n.items && /^\d+$/.test(part)) return n.items;
+  return (
+    n.properties?.[part] ??
+    (n.patternProperties ? Object.values(n.patternProperties)[0] : undefined) ??
+    (typeof n.additionalProperties === "object" ? n.additionalProperties : undefined)
+  );
+}
+
+function valueAt(root: unknown, path: readonly string[]): unknown {
+  let value = root;
+  for (const part of path) value = (value as Record<string, unknown> | undefined)?.[part];
+  return value;
+}
+
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
 function editDistance(a: string, b: string): number {
