@@ -1,0 +1,191 @@
+import { statSync } from "node:fs";
+import { isAbsolute, relative, sep } from "node:path";
+import {
+  type AgentApp,
+  type AgentContext,
+  agent as acpAgent,
+  type ClientCapabilities,
+  type InitializeResponse,
+  type McpServer,
+  methods,
+  PROTOCOL_VERSION,
+  RequestError,
+} from "@agentclientprotocol/sdk";
+import { type AgentDeploymentOptions, createModel } from "@pablo/agent";
+import type { PermissionOptions } from "@pablo/config";
+import type { PermissionMode } from "@pablo/kernel";
+import type { GlobalOptions } from "../args.js";
+import { ConfigFailure, openTask, resolveBindings, type TaskEnvironment } from "../distribution.js";
+import type { Io } from "../output.js";
+import { AdmissionFailure } from "../providers.js";
+import { openAcpCatalog } from "./catalog.js";
+import { acpBroker } from "./permission.js";
+import { AcpSession } from "./session.js";
+
+export interface AcpServerOptions {
+  readonly io: Io;
+  readonly global: GlobalOptions;
+  /** `--model PROVIDER:NAME`; else `[options.agent] model`; else `PABLO_MODEL`. */
+  readonly model: string | undefined;
+  readonly version: string;
+}
+
+/** The ACP agent and the sessions it holds; `close` ends every session and its task. */
+export interface AcpServer {
+  readonly app: AgentApp;
+  close(): Promise<void>;
+}
+
+/**
+ * `pablo acp` as ACP handlers: `initialize` advertises only what is built (text prompts, resource
+ * links, HTTP and stdio MCP servers through the deployment's policy; no session loading),
+ * `session/new` opens one governed task per session with the client's `cwd` as its workspace,
+ * `session/prompt` runs the agent, `session/cancel` stops it, `session/set_mode` switches the
+ * operating mode and `session/set_config_option` the permission mode.
+ */
+export function createAcpServer(options: AcpServerOptions): AcpServer {
+  const sessions = new Map<string, AcpSession>();
+  let capabilities: ClientCapabilities = {};
+  const broker = acpBroker((id) => sessions.get(id));
+  const find = (sessionId: string): AcpSession => {
+    const session = sessions.get(sessionId);
+    if (!session) throw RequestError.sessionNotFound(sessionId);
+    return session;
+  };
+
+  const app = acpAgent({ name: "pablo" })
+    .onRequest(methods.agent.initialize, ({ params }): InitializeResponse => {
+      capabilities = params.clientCapabilities ?? {};
+      return {
+        protocolVersion: Math.min(params.protocolVersion, PROTOCOL_VERSION),
+        agentCapabilities: {
+          loadSession: false,
+          promptCapabilities: { image: false, audio: false, embeddedContext: false },
+          mcpCapabilities: { http: true, sse: false },
+        },
+        agentInfo: { name: "pablo", title: "Pablo", version: options.version },
+        authMethods: [],
+      };
+    })
+    .onRequest(methods.agent.session.new, async ({ params, client }) => {
+      const session = await openSession(options, {
+        cwd: params.cwd,
+        mcpServers: params.mcpServers,
+        client,
+        capabilities,
+        broker,
+      });
+      sessions.set(session.sessionId, session);
+      return session.describe();
+    })
+    .onRequest(methods.agent.session.prompt, ({ params }) => find(params.sessionId).prompt(params.prompt))
+    .onNotification(methods.agent.session.cancel, ({ params }) => {
+      sessions.get(params.sessionId)?.cancel();
+    })
+    .onRequest(methods.agent.session.setMode, ({ params }) => {
+      find(params.sessionId).setMode(params.modeId);
+      return {};
+    })
+    .onRequest(methods.agent.session.setConfigOption, ({ params }) => ({
+      configOptions: find(params.sessionId).setConfigOption(params.configId, params.value),
+    }));
+
+  return {
+    app,
+    close: async () => {
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.all(open.map((s) => s.close().catch(() => undefined)));
+    },
+  };
+}
+
+interface SessionRequest {
+  readonly cwd: string;
+  readonly mcpServers: readonly McpServer[];
+  readonly client: AgentContext;
+  readonly capabilities: ClientCapabilities;
+  readonly broker: ReturnType<typeof acpBroker>;
+}
+
+async function openSession(options: AcpServerOptions, request: SessionRequest): Promise<AcpSession> {
+  const { io, global } = options;
+  const workspace = checkedWorkspace(request.cwd, global, io.cwd);
+  let task: TaskEnvironment;
+  try {
+    task = await openTask(
+      { ...global, workspace },
+      { cwd: io.cwd, env: io.env, signal: io.signal, broker: request.broker },
+    );
+  } catch (error) {
+    throw asRequestError(error);
+  }
+  try {
+    const agentOptions = task.deployment.options["agent"] as AgentDeploymentOptions | undefined;
+    const spec = options.model ?? agentOptions?.model ?? io.env["PABLO_MODEL"];
+    if (!spec) {
+      throw RequestError.internalError(
+        { code: "MODEL_SPEC" },
+        "pablo acp needs a model: --model anthropic:NAME, openai-compatible:NAME or replay:FILE (or PABLO_MODEL)",
+      );
+    }
+    const created = createModel(spec, io.env, { resolver: task.credentials }, { cwd: io.cwd });
+    if (!created.ok) throw RequestError.internalError({ code: created.code }, created.message);
+    const opened = await openAcpCatalog(task, {
+      mcpServers: request.mcpServers,
+      client: request.client,
+      capabilities: request.capabilities,
+      stderr: io.stderr,
+    });
+    const permission = task.deployment.options["permission"] as PermissionOptions | undefined;
+    return new AcpSession({
+      task,
+      session: opened.session,
+      client: request.client,
+      model: created.model,
+      loosest: permission?.loosest as PermissionMode | undefined,
+      close: opened.close,
+    });
+  } catch (error) {
+    await task.close().catch(() => undefined);
+    throw asRequestError(error);
+  }
+}
+
+/**
+ * The client's `cwd` becomes the workspace: absolute, an existing directory, and inside the
+ * workspace `pablo acp` was started with when one was given (`--workspace` or `--bind
+ * workspace=DIR`), so an editor cannot move a pinned deployment elsewhere.
+ */
+export function checkedWorkspace(cwd: string, global: GlobalOptions, startCwd: string): string {
+  if (!isAbsolute(cwd)) throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path, not ${cwd}`);
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(cwd).isDirectory();
+  } catch {
+    // Reported below as not an existing directory.
+  }
+  if (!isDirectory) throw RequestError.invalidParams({ cwd }, `cwd ${cwd} is not an existing directory`);
+  const pinned = global.workspace !== undefined || global.binds.some((b) => b.startsWith("workspace="));
+  if (pinned) {
+    const root = resolveBindings(global, startCwd).workspace;
+    const { workspace } = resolveBindings({ ...global, workspace: cwd }, startCwd);
+    const inside = relative(root, workspace);
+    if (inside.startsWith(`..${sep}`) || inside === ".." || isAbsolute(inside)) {
+      throw RequestError.invalidParams(
+        { cwd, root },
+        `cwd ${cwd} is outside the deployment's workspace ${root}`,
+      );
+    }
+  }
+  return cwd;
+}
+
+/** Configuration and admission failures reach the editor as errors with the CLI's message. */
+function asRequestError(error: unknown): unknown {
+  if (error instanceof RequestError) return error;
+  if (error instanceof ConfigFailure) return RequestError.invalidParams({ code: "CONFIG" }, error.message);
+  if (error instanceof AdmissionFailure)
+    return RequestError.internalError({ code: error.code }, error.message);
+  return error;
+}

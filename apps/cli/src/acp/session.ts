@@ -1,0 +1,213 @@
+import {
+  type AgentContext,
+  type ContentBlock,
+  type NewSessionResponse,
+  type PromptResponse,
+  RequestError,
+  type SessionConfigOption,
+  type SessionUpdate,
+  type StopReason,
+} from "@agentclientprotocol/sdk";
+import {
+  Agent,
+  type AgentDeploymentOptions,
+  type AgentRunResult,
+  findAgentProvider,
+  type Model,
+} from "@pablo/agent";
+import type { OperatingMode, PermissionMode, PermissionRequest, Session } from "@pablo/kernel";
+import { taskInstructions } from "../commands/run.js";
+import type { TaskEnvironment } from "../distribution.js";
+import { sessionReviewStore } from "../storage.js";
+import {
+  allowedPermissionModes,
+  isOperatingMode,
+  modeState,
+  PERMISSION_OPTION_ID,
+  permissionOption,
+} from "./modes.js";
+import type { PermissionChannel } from "./permission.js";
+import { observeToolCalls, UpdateMapper } from "./updates.js";
+
+export interface AcpSessionOptions {
+  readonly task: TaskEnvironment;
+  /** The kernel session the agent runs on (the task's, or one over a catalog with the client's tools). */
+  readonly session: Session;
+  readonly client: AgentContext;
+  readonly model: Model;
+  /** The deployment's `[options.permission] loosest`: the session's permission mode never goes below it. */
+  readonly loosest: PermissionMode | undefined;
+  /** Closes what the session opened beyond the task (the client's MCP servers). */
+  readonly close?: () => Promise<void>;
+}
+
+/**
+ * One ACP session: one kernel session, one agent conversation, the editor's connection. A prompt
+ * runs to one stop reason; `cancel` makes it `cancelled` whatever the loop was doing (waiting for
+ * the model, running a tool, waiting on a permission card), and every update is delivered before
+ * the prompt's response.
+ */
+export class AcpSession implements PermissionChannel {
+  readonly sessionId: string;
+  readonly client: AgentContext;
+  readonly #options: AcpSessionOptions;
+  readonly #agent: Agent;
+  readonly #mapper: UpdateMapper;
+  readonly #permissionModes: PermissionMode[];
+  #running: AbortController | undefined;
+  #delivered: Promise<void> = Promise.resolve();
+
+  constructor(options: AcpSessionOptions) {
+    this.#options = options;
+    this.sessionId = options.session.id;
+    this.client = options.client;
+    const { task, session } = options;
+    this.#permissionModes = allowedPermissionModes(options.loosest);
+    this.#mapper = new UpdateMapper({
+      catalog: session.catalog,
+      workspace: task.workspace,
+      reviews: sessionReviewStore(task.storage, task.session.id),
+      send: (update) => this.#send(update),
+    });
+    const provider = findAgentProvider(task.providers);
+    const agentOptions = task.deployment.options["agent"] as AgentDeploymentOptions | undefined;
+    this.#agent = new Agent({
+      session,
+      model: observeToolCalls(options.model, (call) => this.#mapper.observe(call)),
+      kernel: task.kernel,
+      ...(provider ? { control: provider } : {}),
+      instructions: taskInstructions(task, provider ? undefined : agentOptions?.instructions),
+      onEvent: (event) => this.#mapper.map(event),
+    });
+  }
+
+  get session(): Session {
+    return this.#options.session;
+  }
+
+  /** What `session/new` answers: the ID, the operating modes and the permission option. */
+  describe(): NewSessionResponse {
+    return {
+      sessionId: this.sessionId,
+      modes: modeState(this.session.mode),
+      configOptions: this.configOptions(),
+    };
+  }
+
+  configOptions(): SessionConfigOption[] {
+    return [permissionOption(this.session.permission.mode, this.#permissionModes)];
+  }
+
+  toolCall(request: PermissionRequest) {
+    return this.#mapper.toolCall(request.callId, request.tool);
+  }
+
+  async prompt(blocks: readonly ContentBlock[]): Promise<PromptResponse> {
+    if (this.#running)
+      throw RequestError.invalidRequest(undefined, "a prompt is already running in this session");
+    const controller = new AbortController();
+    this.#running = controller;
+    let result: AgentRunResult;
+    try {
+      result = await this.#agent.prompt(promptText(blocks), { signal: controller.signal });
+    } finally {
+      this.#running = undefined;
+    }
+    await this.#delivered;
+    // A cancelled turn ends `cancelled` whatever the loop reported: never `end_turn` after a cancel.
+    if (controller.signal.aborted) return { stopReason: "cancelled" };
+    if (result.status === "model-error") {
+      throw RequestError.internalError({ status: result.status }, result.reason ?? "the model failed");
+    }
+    const reason = stopReasonOf(result);
+    if (result.status !== "completed" && result.reason) {
+      this.#send({
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: `\n\n[pablo: ${result.status}: ${result.reason}]` },
+      });
+      await this.#delivered;
+    }
+    return { stopReason: reason, _meta: { pablo: { status: result.status, budgets: result.budgets } } };
+  }
+
+  /** `session/cancel`: the running prompt (if any) stops and answers `cancelled`. */
+  cancel(): void {
+    this.#running?.abort();
+  }
+
+  setMode(modeId: string): void {
+    if (!isOperatingMode(modeId)) throw RequestError.invalidParams({ modeId }, `unknown mode ${modeId}`);
+    setOperatingMode(this.session, modeId);
+  }
+
+  setConfigOption(configId: string, value: unknown): SessionConfigOption[] {
+    if (configId !== PERMISSION_OPTION_ID) {
+      throw RequestError.invalidParams({ configId }, `unknown config option ${configId}`);
+    }
+    if (typeof value !== "string" || !this.#permissionModes.includes(value as PermissionMode)) {
+      throw RequestError.invalidParams(
+        { value, allowed: this.#permissionModes },
+        `permission must be one of ${this.#permissionModes.join(", ")}`,
+      );
+    }
+    this.session.setPermission({ ...this.session.permission, mode: value as PermissionMode });
+    return this.configOptions();
+  }
+
+  /** Stops what runs and closes the task; the session's ID is gone afterwards. */
+  async close(): Promise<void> {
+    this.cancel();
+    await this.#delivered;
+    await this.#options.close?.();
+    await this.#options.task.close();
+  }
+
+  #send(update: SessionUpdate): void {
+    const { client, sessionId } = this;
+    // In order, one after another; a closed connection drops the rest without failing the turn.
+    this.#delivered = this.#delivered
+      .then(() => client.notify("session/update", { sessionId, update }))
+      .catch(() => undefined);
+  }
+}
+
+function setOperatingMode(session: Session, mode: OperatingMode): void {
+  session.setMode(mode);
+}
+
+/** The prompt as the model reads it: text blocks as they are, links and resources by URI. */
+export function promptText(blocks: readonly ContentBlock[]): string {
+  return blocks
+    .map((block) => {
+      switch (block.type) {
+        case "text":
+          return block.text;
+        case "resource_link":
+          return `[${block.name}](${block.uri})`;
+        case "resource":
+          return "text" in block.resource
+            ? `<resource uri="${block.resource.uri}">\n${block.resource.text}\n</resource>`
+            : "";
+        default:
+          return "";
+      }
+    })
+    .filter((text) => text !== "")
+    .join("\n");
+}
+
+function stopReasonOf(result: AgentRunResult): StopReason {
+  switch (result.status) {
+    case "cancelled":
+      return "cancelled";
+    case "refused":
+      return "refusal";
+    case "incomplete":
+    case "limit":
+      return "max_tokens";
+    case "budget":
+      return "max_turn_requests";
+    default:
+      return "end_turn";
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * Drives `pablo acp` from outside, as an editor does: the built program as a separate process,
+ * the SDK's client side over its stdio, and answers to permission cards and file requests that
+ * the test decides.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import {
+  client as acpClient,
+  type ClientCapabilities,
+  type ClientContext,
+  methods,
+  ndJsonStream,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionNotification,
+} from "@agentclientprotocol/sdk";
+import { onTestFinished } from "vitest";
+import { PABLO_BIN } from "./harness.js";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** Until `case "acp"` is wired into cli.ts, the built launcher runs the same command. */
+const LAUNCHER = resolve(HERE, "..", "..", "dist", "acp", "test-support", "launch.js");
+
+export interface AcpProcessOptions {
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  /** What the client declares at initialize (default: no fs methods). */
+  readonly capabilities?: ClientCapabilities;
+  /** Answers each permission card (default: never answers until cancelled). */
+  readonly permission?: (request: RequestPermissionRequest) => Promise<RequestPermissionResponse>;
+  /** Editor buffers: `fs/read_text_file` of one of these paths returns its unsaved text. */
+  readonly buffers?: Record<string, string>;
+}
+
+/** A running `pablo acp` with a connected client. */
+export interface AcpProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly agent: ClientContext;
+  /** Every `session/update` received, in order. */
+  readonly updates: SessionNotification[];
+  /** Every permission card received, in order. */
+  readonly cards: RequestPermissionRequest[];
+  /** Paths the agent read and wrote through the client. */
+  readonly reads: string[];
+  readonly writes: { path: string; content: string }[];
+  stderr(): string;
+  /** Resolves with the exit code once the process has ended. */
+  readonly exited: Promise<number | null>;
+}
+
+export function useBinary(): string[] {
+  return process.env["PABLO_ACP_WIRED"] === "1" ? [PABLO_BIN, "acp"] : [LAUNCHER];
+}
+
+/** Starts the program and initializes the connection; killed when the test finishes. */
+export async function startAcp(options: AcpProcessOptions): Promise<AcpProcess> {
+  const child = spawn(process.execPath, [...useBinary(), ...options.args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  const exited = new Promise<number | null>((resolvePromise) =>
+    child.on("close", (code) => resolvePromise(code)),
+  );
+  onTestFinished(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await exited;
+  });
+  const updates: SessionNotification[] = [];
+  const cards: RequestPermissionRequest[] = [];
+  const reads: string[] = [];
+  const writes: { path: string; content: string }[] = [];
+  const app = acpClient({ name: "pablo-test-editor" })
+    .onNotification(methods.client.session.update, ({ params }) => {
+      updates.push(params);
+    })
+    .onRequest(methods.client.session.requestPermission, async ({ params, signal }) => {
+      cards.push(params);
+      if (options.permission) return options.permission(params);
+      return new Promise<RequestPermissionResponse>((resolvePromise) => {
+        signal.addEventListener("abort", () => resolvePromise({ outcome: { outcome: "cancelled" } }), {
+          once: true,
+        });
+      });
+    })
+    .onRequest(methods.client.fs.readTextFile, ({ params }) => {
+      reads.push(params.path);
+      const buffer = options.buffers?.[params.path];
+      return { content: buffer ?? readFileSync(params.path, "utf8") };
+    })
+    .onRequest(methods.client.fs.writeTextFile, ({ params }) => {
+      writes.push({ path: params.path, content: params.content });
+      writeFileSync(params.path, params.content);
+      return {};
+    });
+  const stream = ndJsonStream(
+    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+  );
+  const connection = app.connect(stream);
+  onTestFinished(() => connection.close());
+  await connection.agent.request(methods.agent.initialize, {
+    protocolVersion: 1,
+    clientCapabilities: options.capabilities ?? {},
+  });
+  return {
+    child,
+    agent: connection.agent,
+    updates,
+    cards,
+    reads,
+    writes,
+    stderr: () => stderr,
+    exited,
+  };
+}
+
+/** Selects one offered option by its kind. */
+export function choose(kind: "allow_once" | "allow_always" | "reject_once") {
+  return async (request: RequestPermissionRequest): Promise<RequestPermissionResponse> => {
+    const option = request.options.find((o) => o.kind === kind);
+    if (!option) throw new Error(`no ${kind} option offered`);
+    return { outcome: { outcome: "selected", optionId: option.optionId } };
+  };
+}
+
+/** The `session/update` kinds received for one session, in order. */
+export function updateKinds(process: AcpProcess, sessionId: string): string[] {
+  return process.updates.filter((u) => u.sessionId === sessionId).map((u) => u.update.sessionUpdate);
+}
