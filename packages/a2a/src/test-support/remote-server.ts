@@ -56,6 +56,8 @@ function closeServer(server: Server): Promise<void> {
 export interface AgentLog {
   readonly cancelled: string[];
   readonly messages: string[];
+  /** Artifact chunks of 512 KiB the `huge` task has published. */
+  chunks: number;
 }
 
 /**
@@ -71,7 +73,7 @@ export async function startAgentServer(
   const recorder = await startRecorder();
   const rpc = `${recorder.base}/rpc`;
   const card = testCard(rpc, options.streaming ?? true);
-  const log: AgentLog = { cancelled: [], messages: [] };
+  const log: AgentLog = { cancelled: [], messages: [], chunks: 0 };
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new ScriptedAgent(log));
   const wire = options.card ? options.card(card) : undefined;
   if (wire !== undefined) recorder.app.get("/.well-known/agent-card.json", (_req, res) => res.json(wire));
@@ -200,7 +202,8 @@ class ScriptedAgent implements AgentExecutor {
       const chunk = "x".repeat(512 * 1024);
       for (let i = 0; i < 100 && !stopped(); i++) {
         artifact(chunk, i > 0, i === 99);
-        await new Promise((r) => setTimeout(r, 1));
+        this.#log.chunks++;
+        await new Promise((r) => setTimeout(r, 20));
       }
       if (!stopped()) status(TaskState.TASK_STATE_COMPLETED);
     }
