@@ -1,6 +1,5 @@
 import { resolve } from "node:path";
 import { type AuditOptions, loadDeploymentFile } from "@pablo/config";
-import { PabloError } from "@pablo/kernel";
 import { defaultAuditPath } from "@pablo/kernel/node";
 import { type GlobalOptions, type ParsedCommand, parseCommand, UsageError } from "./args.js";
 import { terminalBroker } from "./broker.js";
@@ -21,6 +20,7 @@ import {
   type TaskHooks,
 } from "./distribution.js";
 import { Exit } from "./exit-codes.js";
+import { describeFault } from "./fault.js";
 import { type Io, printConfigFailure } from "./output.js";
 import { AdmissionFailure, distributionSections } from "./providers.js";
 import { USAGE } from "./usage.js";
@@ -192,22 +192,6 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   }
 }
 
-/**
- * The last resort: a fault no command turned into a message still ends as one coded line and
- * exit 2, never a stack trace. `PABLO_DEBUG=1` adds the stack for whoever debugs Pablo itself.
- */
-export function describeFault(error: unknown): string {
-  const code =
-    error instanceof PabloError
-      ? error.code
-      : error instanceof Error && "code" in error
-        ? String(error.code)
-        : "";
-  const message = error instanceof Error ? error.message : String(error);
-  const stack = process.env["PABLO_DEBUG"] === "1" && error instanceof Error ? `\n${error.stack}` : "";
-  return `${code || "INTERNAL_ERROR"}: ${message}${stack}`;
-}
-
 /** A command that reads no configuration says so rather than ignoring `--config` or `--policy`. */
 function refuseConfig(parsed: ParsedCommand, command: string): void {
   if (parsed.global.config || parsed.global.policy) {
@@ -245,6 +229,7 @@ async function withTask(
     ...hooks,
     ...(broker ? { broker } : {}),
   });
+  if (task.permissionRaised) io.stderr(`pablo: ${task.permissionRaised}\n`);
   try {
     return await body(task);
   } finally {

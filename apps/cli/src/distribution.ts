@@ -54,6 +54,8 @@ export interface TaskEnvironment {
   readonly diagnostics: readonly CatalogDiagnostic[];
   readonly workspace: string;
   readonly stateDir: string;
+  /** Set when `--permission` asked for a mode looser than `[options.permission] loosest`: what was used instead. */
+  readonly permissionRaised?: string;
   /** Where scratch and review snapshots live for this task (never inside the workspace). */
   readonly storage: TaskStorage;
   readonly auditPath: string;
@@ -118,6 +120,14 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
   const builder = new CatalogBuilder();
   const catalogDiagnostics = await builder.addProviders(providers.providers);
   const catalog = builder.build();
+  const permissionOptions = deployment.options["permission"] as PermissionOptions | undefined;
+  const grantErrors = unknownGrants(permissionOptions?.grants ?? [], catalog, deployment.file);
+  if (grantErrors.length > 0) {
+    await Promise.all(providers.providers.map((p) => p.close?.()));
+    await providers.close();
+    release();
+    throw new ConfigFailure(grantErrors);
+  }
 
   const audit = new JsonlAuditSink(auditPath);
   const kernel = createKernel({
@@ -127,15 +137,19 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
     ...(hooks.broker ? { broker: hooks.broker } : {}),
     ...(hooks.events ? { events: hooks.events } : {}),
   });
-  const permissionOptions = deployment.options["permission"] as PermissionOptions | undefined;
   const modes = deployment.options["modes"] as ModesOptions | undefined;
+  const permissionMode = effectivePermission(permissionOptions, global.permission);
+  const permissionRaised =
+    global.permission && permissionMode !== global.permission
+      ? `--permission ${global.permission} is looser than the deployment allows; using ${permissionMode} ([options.permission] loosest = "${permissionMode}" in ${deployment.file})`
+      : undefined;
   const session = kernel.openSession({
     sessionId,
     catalog,
     layers: [...layers, ...providers.layers],
     mode: global.mode ?? (modes?.default as OperatingMode | undefined) ?? "agent",
     permission: {
-      mode: effectivePermission(permissionOptions, global.permission),
+      mode: permissionMode,
       ...(permissionOptions?.grants ? { grants: permissionOptions.grants } : {}),
       ...(permissionOptions?.timeout_ms ? { timeoutMs: permissionOptions.timeout_ms } : {}),
     },
@@ -153,6 +167,7 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
     stateDir,
     storage,
     auditPath,
+    ...(permissionRaised ? { permissionRaised } : {}),
     credentials,
     references,
     providers: providers.providers,
@@ -309,4 +324,27 @@ function limitsFrom(options: LimitsOptions | undefined) {
   ];
   for (const [from, to] of pairs) if (options[from] !== undefined) map[to] = options[from] as number;
   return map;
+}
+
+/** Effects the kernel itself knows; packages add theirs by declaring them on their tools. */
+const KERNEL_EFFECTS = ["fs.read", "fs.write", "process", "net", "mcp", "a2a", "child", "ui"];
+
+/**
+ * `[options.permission] grants` names effects the read-only profile still allows: a name that no
+ * tool of this catalog declares grants nothing, and is almost always a typo (`fetch` for
+ * `net.fetch`), so it is a configuration error listing the grants that mean something here.
+ */
+function unknownGrants(grants: readonly string[], catalog: Catalog, file: string): ConfigError[] {
+  const known = new Set([...KERNEL_EFFECTS, ...catalog.entries.flatMap((e) => e.definition.effects)]);
+  const unknown = grants.filter((g) => !known.has(g));
+  if (unknown.length === 0) return [];
+  return [
+    {
+      code: ConfigErrorCode.INVALID_VALUE,
+      file,
+      line: 0,
+      keyPath: "options.permission.grants",
+      message: `unknown grant${unknown.length > 1 ? "s" : ""} ${unknown.map((g) => JSON.stringify(g)).join(", ")}; the grants this catalog knows are ${[...known].sort().join(", ")}`,
+    },
+  ];
 }

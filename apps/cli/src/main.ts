@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-import { describeFault, run } from "./cli.js";
+import { describeFault } from "./fault.js";
 
 // Whatever escapes a command (a rejected promise in a stream handler, a throw in a timer) ends as
 // one coded line and exit 2, never a stack trace.
-const fault = (error: unknown) => {
+const fault = (error: unknown): never => {
   process.stderr.write(`pablo: ${describeFault(error)}\n`);
   process.exit(2);
 };
@@ -19,6 +19,8 @@ process.on("SIGINT", () => {
 });
 process.on("SIGTERM", () => controller.abort());
 
+// Loaded after the handlers, so even a module that fails to load ends as one coded line.
+const { run } = await import("./cli.js").catch(fault);
 const code = await run(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),

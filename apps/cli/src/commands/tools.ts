@@ -38,6 +38,8 @@ export function toolsCommand(
             diagnostics: task.diagnostics,
             layers: task.layers.map((l) => l.id),
             mode: task.session.mode,
+            permission: task.session.permission.mode,
+            ...(task.permissionRaised ? { permissionRaised: task.permissionRaised } : {}),
           }
         : {}),
     });
@@ -57,8 +59,9 @@ export function toolsCommand(
   );
   if (options.explain) {
     io.stdout(
-      `\nmode ${task.session.mode}; layers, outermost first: ${task.layers.map((l) => l.id).join(", ")}\n`,
+      `\nmode ${task.session.mode}; permission ${task.session.permission.mode}; layers, outermost first: ${task.layers.map((l) => l.id).join(", ")}\n`,
     );
+    if (task.permissionRaised) io.stdout(`permission: ${task.permissionRaised}\n`);
     if (excluded.length > 0) {
       io.stdout("\nexcluded:\n");
       for (const { entry, decision } of excluded) {

@@ -1,0 +1,110 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { expectNoStackTrace, freshHome, personEnv, runPablo } from "./harness.js";
+
+/** A recorded model: each response in order, as `pablo run --model replay:FILE` reads it. */
+function replay(dir: string, responses: unknown[]): string {
+  const file = join(dir, "model.replay.json");
+  writeFileSync(file, JSON.stringify({ format: "pablo.replay/1", model: "replay", responses }));
+  return `replay:${file}`;
+}
+
+describe("reports that match what happened", () => {
+  it("a run whose every tool call was refused by a spent budget stops on it and exits 1", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project", { "a.txt": "alpha\n" });
+    const config = home.write("pablo/deployment.toml", "[options.limits]\ntool_calls = 0\n");
+    const model = replay(home.home, [
+      {
+        toolCalls: [
+          { id: "r1", name: "fs_read", input: { path: "a.txt" } },
+          { id: "r2", name: "fs_read", input: { path: "a.txt" } },
+        ],
+      },
+      { text: "Nothing could be read.", finish: "stop" },
+    ]);
+    const run = await runPablo(["run", "Read a.txt", "--config", config, "--model", model], {
+      cwd: workspace,
+      env: personEnv(home),
+    });
+    expectNoStackTrace(run.stderr);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/status: budget \(/);
+    expect(run.stderr.match(/✗ denied by limits\/limits\.budget · BUDGET_EXHAUSTED/g)).toHaveLength(2);
+    expect(run.stderr).toContain("calls: 2 (0 ok, 0 failed, 2 denied)");
+    expect(run.stdout).not.toContain("Nothing could be read.");
+  });
+
+  it("the read-only profile offers no tool it always denies, and --explain names the rule", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const env = personEnv(home);
+    const listed = await runPablo(["tools", "--json", "--permission", "read-only", "--allow-write"], {
+      cwd: workspace,
+      env,
+    });
+    const names = (JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+    expect(names).toContain("fs.read");
+    for (const denied of ["fs.write", "fs.edit", "shell.run"]) expect(names).not.toContain(denied);
+    const explain = await runPablo(["tools", "--explain", "--permission", "read-only", "--allow-write"], {
+      cwd: workspace,
+      env,
+    });
+    expect(explain.stdout).toMatch(
+      /shell\.run {2}denied by permission\/permission\.read-only: the read-only profile denies process/,
+    );
+    expect(explain.stdout).toMatch(/fs\.write {2}denied by permission\/permission\.read-only/);
+  });
+
+  it("an unknown permission grant is a located configuration error listing the known grants", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    for (const grant of ["fetch", "proccess", "NET"]) {
+      const config = home.write(
+        "pablo/deployment.toml",
+        `[options.permission]\nmode = "read-only"\ngrants = ["${grant}"]\n`,
+      );
+      const result = await runPablo(["tools", "--config", config], { cwd: workspace, env: personEnv(home) });
+      expectNoStackTrace(result.stderr);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`${config}: options.permission.grants: unknown grant "${grant}"`);
+      expect(result.stderr).toMatch(/the grants this catalog knows are .*fs\.write.*process/);
+      expect(result.stderr).toContain("[CONFIG_INVALID_VALUE]");
+    }
+    const fine = home.write(
+      "pablo/ok.toml",
+      '[options.permission]\nmode = "read-only"\ngrants = ["process"]\n',
+    );
+    const ok = await runPablo(["tools", "--json", "--config", fine], {
+      cwd: workspace,
+      env: personEnv(home),
+    });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('"shell.run"');
+  });
+
+  it("says on stderr and in --explain when loosest raised --permission", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const config = home.write(
+      "pablo/deployment.toml",
+      '[options.permission]\nmode = "ask"\nloosest = "accept-edits"\n',
+    );
+    const explain = await runPablo(["tools", "--explain", "--config", config, "--permission", "auto"], {
+      cwd: workspace,
+      env: personEnv(home),
+    });
+    expect(explain.code).toBe(0);
+    expect(explain.stderr).toContain(
+      "--permission auto is looser than the deployment allows; using accept-edits",
+    );
+    expect(explain.stdout).toContain("permission accept-edits;");
+    expect(explain.stdout).toContain("permission: --permission auto is looser than the deployment allows");
+    const same = await runPablo(["tools", "--config", config, "--permission", "ask"], {
+      cwd: workspace,
+      env: personEnv(home),
+    });
+    expect(same.stderr).toBe("");
+  });
+});
