@@ -144,6 +144,7 @@ async function openSession(options: AcpServerOptions, request: SessionRequest): 
       client: request.client,
       model: created.model,
       loosest: permission?.loosest as PermissionMode | undefined,
+      refused: opened.refused,
       close: opened.close,
     });
   } catch (error) {

@@ -15,10 +15,11 @@ import {
   findAgentProvider,
   type Model,
 } from "@pablo/agent";
-import type { OperatingMode, PermissionMode, PermissionRequest, Session } from "@pablo/kernel";
+import type { PermissionMode, PermissionRequest, Session } from "@pablo/kernel";
 import { taskInstructions } from "../commands/run.js";
 import type { TaskEnvironment } from "../distribution.js";
 import { sessionReviewStore } from "../storage.js";
+import type { RefusedServer } from "./catalog.js";
 import {
   allowedPermissionModes,
   isOperatingMode,
@@ -37,6 +38,8 @@ export interface AcpSessionOptions {
   readonly model: Model;
   /** The deployment's `[options.permission] loosest`: the session's permission mode never goes below it. */
   readonly loosest: PermissionMode | undefined;
+  /** Client MCP servers that were not attached, reported in `session/new`'s `_meta.pablo`. */
+  readonly refused?: readonly RefusedServer[];
   /** Closes what the session opened beyond the task (the client's MCP servers). */
   readonly close?: () => Promise<void>;
 }
@@ -91,6 +94,7 @@ export class AcpSession implements PermissionChannel {
       sessionId: this.sessionId,
       modes: modeState(this.session.mode),
       configOptions: this.configOptions(),
+      _meta: { pablo: { refusedMcpServers: this.#options.refused ?? [] } },
     };
   }
 
@@ -137,7 +141,7 @@ export class AcpSession implements PermissionChannel {
 
   setMode(modeId: string): void {
     if (!isOperatingMode(modeId)) throw RequestError.invalidParams({ modeId }, `unknown mode ${modeId}`);
-    setOperatingMode(this.session, modeId);
+    this.session.setMode(modeId);
   }
 
   setConfigOption(configId: string, value: unknown): SessionConfigOption[] {
@@ -169,10 +173,6 @@ export class AcpSession implements PermissionChannel {
       .then(() => client.notify("session/update", { sessionId, update }))
       .catch(() => undefined);
   }
-}
-
-function setOperatingMode(session: Session, mode: OperatingMode): void {
-  session.setMode(mode);
 }
 
 /** The prompt as the model reads it: text blocks as they are, links and resources by URI. */

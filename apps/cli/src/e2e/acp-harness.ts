@@ -45,6 +45,8 @@ export interface AcpProcess {
   readonly updates: SessionNotification[];
   /** Every permission card received, in order. */
   readonly cards: RequestPermissionRequest[];
+  /** Cards the agent withdrew (`$/cancel_request`) before the test answered them, by tool call ID. */
+  readonly withdrawn: string[];
   /** Paths the agent read and wrote through the client. */
   readonly reads: string[];
   readonly writes: { path: string; content: string }[];
@@ -77,6 +79,7 @@ export async function startAcp(options: AcpProcessOptions): Promise<AcpProcess> 
   });
   const updates: SessionNotification[] = [];
   const cards: RequestPermissionRequest[] = [];
+  const withdrawn: string[] = [];
   const reads: string[] = [];
   const writes: { path: string; content: string }[] = [];
   const app = acpClient({ name: "pablo-test-editor" })
@@ -87,9 +90,14 @@ export async function startAcp(options: AcpProcessOptions): Promise<AcpProcess> 
       cards.push(params);
       if (options.permission) return options.permission(params);
       return new Promise<RequestPermissionResponse>((resolvePromise) => {
-        signal.addEventListener("abort", () => resolvePromise({ outcome: { outcome: "cancelled" } }), {
-          once: true,
-        });
+        signal.addEventListener(
+          "abort",
+          () => {
+            withdrawn.push(params.toolCall.toolCallId);
+            resolvePromise({ outcome: { outcome: "cancelled" } });
+          },
+          { once: true },
+        );
       });
     })
     .onRequest(methods.client.fs.readTextFile, ({ params }) => {
@@ -117,6 +125,7 @@ export async function startAcp(options: AcpProcessOptions): Promise<AcpProcess> 
     agent: connection.agent,
     updates,
     cards,
+    withdrawn,
     reads,
     writes,
     stderr: () => stderr,
