@@ -1,0 +1,53 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { AnyToolDefinition, ToolProvider } from "@pablo/kernel";
+import Type, { type Static } from "typebox";
+import { actionTool } from "./action-tool.js";
+import { type CatalogDiagnostic, loadCatalogs } from "./load-catalog.js";
+import type { LoadedAction } from "./loaded-action.js";
+import { type TrustedKey, trustedKey } from "./signing.js";
+
+/** `[options.actions]` of a deployment file. */
+export const ActionsOptionsSchema = Type.Object(
+  {
+    catalogs: Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), {
+      maxItems: 64,
+      description: "Catalog files (YAML) to load, relative to the deployment file's directory.",
+    }),
+    trusted_keys: Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), {
+      maxItems: 16,
+      description: "Ed25519 public key files (PEM); only actions signed by one of them load.",
+    }),
+  },
+  { additionalProperties: false, description: "[options.actions]: signed action catalogs." },
+);
+export type ActionsOptions = Static<typeof ActionsOptionsSchema>;
+
+export interface ActionsProvider {
+  readonly provider: ToolProvider;
+  readonly actions: readonly LoadedAction[];
+  readonly tools: readonly AnyToolDefinition[];
+  readonly diagnostics: readonly CatalogDiagnostic[];
+}
+
+/**
+ * The provider of a deployment's actions: the catalogs loaded against the trusted keys, one tool
+ * per action that verified. Paths are resolved against `baseDir`. A key file that cannot be read
+ * or is not an Ed25519 public key is a configuration fault and throws.
+ */
+export function createActionsProvider(options: ActionsOptions, baseDir: string): ActionsProvider {
+  const keys: TrustedKey[] = options.trusted_keys.map((file) =>
+    trustedKey(readFileSync(resolve(baseDir, file), "utf8")),
+  );
+  const loaded = loadCatalogs(
+    options.catalogs.map((file) => resolve(baseDir, file)),
+    keys,
+  );
+  const tools = loaded.actions.map(actionTool);
+  return {
+    provider: { id: "actions", tools: () => tools },
+    actions: loaded.actions,
+    tools,
+    diagnostics: loaded.diagnostics,
+  };
+}
