@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectNoStackTrace, freshHome, personEnv, runPablo } from "./harness.js";
 
@@ -106,5 +107,106 @@ describe("reports that match what happened", () => {
       env: personEnv(home),
     });
     expect(same.stderr).toBe("");
+  });
+});
+
+describe("hostile URLs under an allow prefix", () => {
+  it("are denied by pablo call --dry-run with a URL_* code, and the canonical one is allowed", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const plugin = dirname(createRequire(import.meta.url).resolve("@pablo/plugin-web/package.json"));
+    const config = home.write(
+      "pablo/deployment.toml",
+      [
+        "[options.plugins.web]",
+        `package = ${JSON.stringify(plugin)}`,
+        'grants = ["agent.tool.register", "net", "net.fetch"]',
+        "[options.network]",
+        'default = "deny"',
+        'allow = [{ id = "api", prefix = "https://api.example.com/v1/" }]',
+        "",
+      ].join("\n"),
+    );
+    const decide = async (url: string) => {
+      const result = await runPablo(
+        [
+          "call",
+          "plugin_web_fetch",
+          "--args",
+          JSON.stringify({ url }),
+          "--dry-run",
+          "--json",
+          "--permission",
+          "auto",
+          "--config",
+          config,
+        ],
+        { cwd: workspace, env: personEnv(home) },
+      );
+      expectNoStackTrace(result.stderr);
+      return {
+        code: result.code,
+        decision: JSON.parse(result.stdout) as { decision: string; rule: string; reason: string },
+      };
+    };
+    for (const [url, code] of [
+      ["https://api.example.com./v1/x", "URL_NOT_CANONICAL"],
+      ["https://api.example.com/v1/%2e%2e/admin", "URL_DOT_SEGMENT"],
+      ["https://api.example.com/v1/a%2fb", "URL_ENCODED_SEPARATOR"],
+      ["https://api.example.com/v1/a%00b", "URL_CONTROL_CHARACTER"],
+      ["https://api.example.com/v1/\u202Eevil", "URL_INVISIBLE_CHARACTER"],
+    ] as const) {
+      const { code: exit, decision } = await decide(url);
+      expect(exit, url).toBe(3);
+      expect(decision, url).toMatchObject({ decision: "deny", rule: "kernel.net-canonical" });
+      expect(decision.reason, url).toContain(code);
+    }
+    const prefixOnly = await decide("https://api.example.com/v1");
+    expect(prefixOnly.decision).toMatchObject({ decision: "deny" });
+    const fine = await decide("https://api.example.com/v1/status");
+    expect(fine.decision, JSON.stringify(fine.decision)).toMatchObject({ decision: "allow", rule: "api" });
+  });
+});
+
+describe("empty commands, .. in globs and paths through a file", () => {
+  it("are refused through pablo call, each with its code", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project", { "README.md": "# r\n", "src/a.ts": "x\n" });
+    const config = home.write(
+      "pablo/deployment.toml",
+      [
+        "[options.shell]",
+        "enabled = true",
+        "[options.shell.commands]",
+        'allow = [{ id = "e2e.wc", executable = "/usr/bin/wc", args = [], match = "prefix" }]',
+        "",
+      ].join("\n"),
+    );
+    const call = (tool: string, args: unknown, ...flags: string[]) =>
+      runPablo(["call", tool, "--args", JSON.stringify(args), "--json", "--config", config, ...flags], {
+        cwd: workspace,
+        env: personEnv(home),
+      });
+    for (const command of ["", "   ", "\n", "\t\n  "]) {
+      const result = await call("shell_run", { command }, "--permission", "auto");
+      expect(result.code, JSON.stringify(command)).not.toBe(0);
+      expect(JSON.parse(result.stdout), JSON.stringify(command)).toMatchObject({ ok: false });
+    }
+    for (const pattern of ["../*", "{src,../x}/*", "src/../../*", "[.][.]/x"]) {
+      const result = await call("fs_glob", { pattern });
+      expect(result.code, pattern).toBe(2);
+      expect(JSON.parse(result.stdout), pattern).toMatchObject({
+        ok: false,
+        error: { code: "INVALID_ARGUMENT" },
+      });
+    }
+    for (const path of ["README.md/.", "README.md/", "README.md/x/.."]) {
+      const result = await call("fs_read", { path });
+      expect(result.code, path).toBe(2);
+      expect(JSON.parse(result.stdout), path).toMatchObject({
+        ok: false,
+        error: { code: "INVALID_ARGUMENT" },
+      });
+    }
   });
 });
