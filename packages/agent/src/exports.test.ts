@@ -35,6 +35,7 @@ describe("the public surface", () => {
         "openDelegateSession",
         "parseReplay",
         "recordingModel",
+        "registerHandoffSource",
         "replayModel",
         "resolveChildConfig",
         "resolveSubagents",

@@ -9,7 +9,7 @@ import {
 } from "../children/subagents.js";
 import type { AgentOptions } from "./agent-options.js";
 import { askTool } from "./ask-tool.js";
-import { childTools } from "./child-tools.js";
+import { childHandoffTool, childTools } from "./child-tools.js";
 import { AgentControlHub } from "./hub.js";
 import { enterModeTool, newContextTool } from "./mode-tools.js";
 import { submitTool } from "./submit-tools.js";
@@ -26,6 +26,8 @@ export interface AgentProviderOptions {
   readonly toolSearch?: ToolSearchOptions | false;
   /** Extra system instructions for every run. */
   readonly instructions?: string;
+  /** Offer child_handoff without children: the host has tools that retain results (A2A remotes). */
+  readonly handoff?: boolean;
 }
 
 /** The agent's tool provider, with the handles a loop needs to serve its tools. */
@@ -44,6 +46,8 @@ export interface ControlToolOptions {
   readonly workspace: string;
   readonly subagents?: readonly ResolvedSubagent[];
   readonly children?: boolean;
+  /** Offer child_handoff even without children, for results other tools retain (remote A2A artifacts). */
+  readonly handoff?: boolean;
 }
 
 /**
@@ -60,7 +64,7 @@ export function createControlTools(hub: AgentControlHub, options: ControlToolOpt
     submitTool(hub, options.workspace, "goal"),
     askTool(hub),
     ...((options.subagents?.length ?? 0) > 0 ? [taskTool(hub, options.subagents ?? [])] : []),
-    ...(options.children ? childTools(hub) : []),
+    ...(options.children ? childTools(hub) : options.handoff ? [childHandoffTool(hub)] : []),
   ];
 }
 
@@ -78,6 +82,7 @@ export function createAgentProvider(options: AgentProviderOptions): AgentToolPro
       workspace: options.workspace,
       subagents: resolved.items,
       children: options.children !== undefined,
+      ...(options.handoff ? { handoff: true } : {}),
     }),
     ...(toolSearch ? [toolSearch.tool] : []),
   ];
@@ -97,6 +102,7 @@ export function createAgentProvider(options: AgentProviderOptions): AgentToolPro
 export function agentProviderFromOptions(
   options: AgentOptions | undefined,
   workspace: string,
+  host: { readonly handoff?: boolean } = {},
 ): AgentToolProvider {
   const subagents: SubagentDefinition[] = Object.entries(options?.subagents ?? {}).map(([name, s]) => ({
     name,
@@ -117,6 +123,7 @@ export function agentProviderFromOptions(
     subagents,
     ...(children ? { children } : {}),
     ...(options?.instructions ? { instructions: options.instructions } : {}),
+    ...(host.handoff ? { handoff: true } : {}),
   });
 }
 

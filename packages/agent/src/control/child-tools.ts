@@ -9,6 +9,13 @@ const ChildId = Type.String({
   description: "The child's ID, as child_start returned it.",
 });
 
+/** A child's ID, or a retained result's (`r1`: a remote agent's artifact, as its tool's receipt named it). */
+const HandoffId = Type.String({
+  pattern: "^[a-z][0-9]{1,6}$",
+  description:
+    "The child's ID as child_start returned it, or a retained result's ID (r1) as a remote agent's receipt named it.",
+});
+
 /**
  * Supervised children (seed 002): child_start queues a bounded sub-task, child_wait reports its
  * state and accounting, child_handoff promotes its one validated result into the conversation.
@@ -64,27 +71,35 @@ export function childTools(hub: AgentControlHub): ToolDefinition[] {
           runtime.waitChild(args.child, args.timeout_ms ?? 600_000, ctx),
         ),
     }),
-    defineTool({
-      name: ControlToolName.CHILD_HANDOFF,
-      providerName: "child_handoff",
-      summary: "Receive a finished child's validated result",
-      description:
-        "Promote a finished child's result into this conversation: its answer and, when `artifact` names a file it read or wrote, that file's content. The file is checked again under the child's read authority just before use, and refused if it changed since the child saw it. Each child hands off once.",
-      inputSchema: Type.Object(
-        {
-          child: ChildId,
-          artifact: Type.Optional(
-            Type.String({
-              minLength: 1,
-              description: "A file the child read or wrote, as child_wait listed it.",
-            }),
-          ),
-        },
-        { additionalProperties: false },
-      ),
-      ...CHILD_TOOL,
-      execute: async (args, ctx) =>
-        withRuntime(hub, ctx, "child_handoff", (runtime) => runtime.handoff(args.child, args.artifact, ctx)),
-    }),
+    childHandoffTool(hub),
   ];
+}
+
+/**
+ * child_handoff alone: offered with the child tools, and also without them when a host retains
+ * results of other tools (remote A2A artifacts) for it to promote.
+ */
+export function childHandoffTool(hub: AgentControlHub): ToolDefinition {
+  return defineTool({
+    name: ControlToolName.CHILD_HANDOFF,
+    providerName: "child_handoff",
+    summary: "Receive a finished child's validated result",
+    description:
+      "Promote a finished child's result into this conversation: its answer and, when `artifact` names a file it read or wrote, that file's content. The file is checked again under the child's read authority just before use, and refused if it changed since the child saw it. Each child hands off once. A remote agent's artifact (an ID like r1, from an a2a tool's receipt) is promoted the same way, once, as untrusted data.",
+    inputSchema: Type.Object(
+      {
+        child: HandoffId,
+        artifact: Type.Optional(
+          Type.String({
+            minLength: 1,
+            description: "A file the child read or wrote, as child_wait listed it.",
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    ...CHILD_TOOL,
+    execute: async (args, ctx) =>
+      withRuntime(hub, ctx, "child_handoff", (runtime) => runtime.handoff(args.child, args.artifact, ctx)),
+  });
 }

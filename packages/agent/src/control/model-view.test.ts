@@ -100,7 +100,7 @@ describe("what the model sees of the control tools", () => {
           "model": "child_handoff",
           "name": "agent.child.handoff",
           "risk": "low",
-          "schema": "{"type":"object","required":["child"],"properties":{"child":{"type":"string","pattern":"^c[0-9]{1,6}$","description":"The child's ID, as child_start returned it."},"artifact":{"type":"string","minLength":1,"description":"A file the child read or wrote, as child_wait listed it."}},"additionalProperties":false}",
+          "schema": "{"type":"object","required":["child"],"properties":{"child":{"type":"string","pattern":"^[a-z][0-9]{1,6}$","description":"The child's ID as child_start returned it, or a retained result's ID (r1) as a remote agent's receipt named it."},"artifact":{"type":"string","minLength":1,"description":"A file the child read or wrote, as child_wait listed it."}},"additionalProperties":false}",
         },
       ]
     `);

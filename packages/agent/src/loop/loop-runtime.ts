@@ -12,6 +12,7 @@ import {
 } from "@pablo/kernel";
 import type { ChildConfig } from "../children/child-config.js";
 import { clipText, type SpawnAgent } from "../children/nested.js";
+import { promoteRetained, RETAINED_ID_PATTERN } from "../children/retained.js";
 import { openDelegateSession, type ResolvedSubagent } from "../children/subagents.js";
 import { ChildSupervisor } from "../children/supervisor.js";
 import { AgentErrorCode, ControlToolName } from "../control/names.js";
@@ -220,6 +221,8 @@ export class LoopRuntime implements AgentRuntime {
   }
 
   async handoff(child: string, artifact: string | undefined, ctx: ToolContext): Promise<ToolResult> {
+    // IDs that are not a child's belong to a tool that retained its result (a2a: `r1`).
+    if (RETAINED_ID_PATTERN.test(child)) return promoteRetained(ctx, child);
     const supervisor = this.#children();
     return supervisor
       ? supervisor.handoff(child, artifact, ctx)
