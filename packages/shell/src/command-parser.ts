@@ -15,7 +15,6 @@ export interface SimpleCommand {
 /** How two consecutive simple commands are joined. */
 export type ListOperator = "&&" | "||" | ";" | "|" | "newline";
 
-
 export interface ParsedCommandLine {
   /** The simple commands proven so far, in order. Complete only when `unproven` is absent. */
   readonly commands: readonly SimpleCommand[];

@@ -9,6 +9,10 @@ export type {
 } from "./command-parser.js";
 export { DEFAULT_MAX_COMMAND_LENGTH, parseCommandLine } from "./command-parser.js";
 export { commandRulesLayer } from "./command-rules-layer.js";
+export type { Containment, ContainmentKind, Launch, LaunchSite } from "./containment.js";
+export { containmentFor, localContainment, processGroupContainment, UNSHARE_PATHS } from "./containment.js";
+export type { EndOutcome, EndRequest } from "./end-processes.js";
+export { endProcesses } from "./end-processes.js";
 export { ShellOptionsErrorCode } from "./errors.js";
 export type { ResolvedShellOptions, ShellCommands, ShellId, ShellOptions } from "./options.js";
 export {
@@ -19,9 +23,24 @@ export {
 } from "./options.js";
 export type { ResolveCwd } from "./plan-call.js";
 export type { ProcessControl, ProcessInfo, RunIdentity } from "./proc-processes.js";
-export { procProcessControl } from "./proc-processes.js";
+export { procProcessControl, runNamespace } from "./proc-processes.js";
 export type { ExecutableResolution } from "./resolve-executable.js";
 export { resolveCommandWord } from "./resolve-executable.js";
+export type {
+  BubblewrapOptions,
+  ResolvedSandboxOptions,
+  SandboxCapability,
+  SandboxKind,
+  SandboxOptions,
+} from "./sandbox-options.js";
+export {
+  BubblewrapOptionsSchema,
+  BWRAP_PATHS,
+  DEFAULT_SYSTEM_PATHS,
+  resolveSandboxOptions,
+  SandboxOptionsSchema,
+  sandboxCapabilities,
+} from "./sandbox-options.js";
 export type { ShellEntry, ShellLookup } from "./shell-catalog.js";
 export { findShell, shellCatalog } from "./shell-catalog.js";
 export type { ShellRunArgs } from "./shell-schema.js";

@@ -131,6 +131,7 @@ describe("[options.shell]", () => {
     expect(ShellOptionsErrorCode).toEqual({
       INVALID_OPTIONS: "INVALID_OPTIONS",
       COMMAND_SHELL_INVALID: "COMMAND_SHELL_INVALID",
+      SANDBOX_UNAVAILABLE: "SANDBOX_UNAVAILABLE",
     });
     const src = dirname(fileURLToPath(import.meta.url));
     const literals = readdirSync(src)

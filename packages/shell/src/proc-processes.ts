@@ -10,10 +10,16 @@ export interface ProcessInfo {
 export interface RunIdentity {
   /** The leader's PID, which is also its process group and session ID (it was started with setsid). */
   readonly leader: number;
-  /** `NAME=value` of the run marker exactly as it appears in a descendant's environment. */
-  readonly marker: string;
+  /** `NAME=value` of the run marker exactly as it appears in a descendant's environment; none for MCP servers. */
+  readonly marker?: string;
   /** Milliseconds (performance.now) when the leader was started. */
   readonly startedAt: number;
+  /** `pid:[N]` of the run's own PID namespace: every process in it belongs to the run. */
+  readonly namespace?: string;
+  /** The leader's start time in clock ticks since boot (`/proc/PID/stat` field 22). */
+  readonly startTicks?: number;
+  /** Clock ticks since boot when the leader ended (or was ended): nothing started later is the run's. */
+  readonly endTicks?: number;
 }
 
 /**
@@ -21,8 +27,14 @@ export interface RunIdentity {
  * supply another. Contract: must not throw; must never report the host process itself.
  */
 export interface ProcessControl {
-  /** Live (not zombie) processes in the run's group or session, or carrying its marker. */
+  /** Live (not zombie) processes in the run's group, session or PID namespace, or carrying its marker. */
   find(run: RunIdentity): ProcessInfo[];
+  /**
+   * Live processes started since the leader and re-parented to init. Without a namespace these may
+   * be the run's escaped descendants, and nothing can prove they are not (another program's daemon
+   * started meanwhile is reported too). Optional; absent means none can be found.
+   */
+  strays?(run: RunIdentity): ProcessInfo[];
   /** Live processes with a descriptor open on any of the given `/proc/PID/fd` link targets. */
   holders(run: RunIdentity, targets: readonly string[]): ProcessInfo[];
   /** Sends a signal to a PID, or to a process group when `pid` is negative. False when none exists. */
@@ -60,13 +72,29 @@ export function procProcessControl(procRoot = "/proc"): ProcessControl {
   };
   return {
     find(run) {
-      const marker = Buffer.from(run.marker);
+      const marker = run.marker === undefined ? undefined : Buffer.from(run.marker);
       const found: ProcessInfo[] = [];
       for (const pid of safeList(() => candidates(run))) {
         const stat = readStat(procRoot, pid);
         if (!stat || stat.state === "Z" || stat.state === "X") continue;
-        const member = stat.pgrp === run.leader || stat.session === run.leader;
-        if (member || environHas(procRoot, pid, marker)) found.push({ pid, name: stat.name });
+        const member =
+          stat.pgrp === run.leader ||
+          stat.session === run.leader ||
+          (run.namespace !== undefined && safeReadlink(`${procRoot}/${pid}/ns/pid`) === run.namespace) ||
+          (marker !== undefined && environHas(procRoot, pid, marker));
+        if (member) found.push({ pid, name: stat.name });
+      }
+      return found;
+    },
+    strays(run) {
+      if (run.startTicks === undefined) return [];
+      const found: ProcessInfo[] = [];
+      for (const pid of safeList(() => candidates(run))) {
+        const stat = readStat(procRoot, pid);
+        if (!stat || stat.state === "Z" || stat.state === "X" || stat.startTicks < run.startTicks) continue;
+        if (run.endTicks !== undefined && stat.startTicks > run.endTicks) continue;
+        // Re-parented to init: a descendant that double-forked away, or some other program's daemon.
+        if (stat.ppid === 1) found.push({ pid, name: stat.name });
       }
       return found;
     },
@@ -104,11 +132,50 @@ export function outputTargets(pid: number, procRoot = "/proc"): string[] {
   return targets.filter((target) => target.startsWith("socket:[") || target.startsWith("pipe:["));
 }
 
+/**
+ * What identifies a contained run's namespace: the PID namespace the leader's children are born
+ * into (unshare makes it before forking) or, for a launcher that clones into it (bubblewrap), that
+ * of its first child. Undefined when the leader is gone or shares the host's namespace.
+ */
+export function runNamespace(leader: number, procRoot = "/proc"): string | undefined {
+  const host = safeReadlink(`${procRoot}/self/ns/pid`);
+  const forChildren = safeReadlink(`${procRoot}/${leader}/ns/pid_for_children`);
+  if (forChildren !== "" && forChildren !== host) return forChildren;
+  let children: string;
+  try {
+    children = readFileSync(`${procRoot}/${leader}/task/${leader}/children`, "latin1");
+  } catch {
+    return undefined;
+  }
+  for (const child of children.trim().split(" ").filter(Boolean)) {
+    const ns = safeReadlink(`${procRoot}/${child}/ns/pid`);
+    if (ns !== "" && ns !== host) return ns;
+  }
+  return undefined;
+}
+
+/** Clock ticks since boot now, in the unit of `/proc/PID/stat` (USER_HZ, 100 on Linux). */
+export function nowTicks(procRoot = "/proc"): number | undefined {
+  try {
+    const seconds = Number(readFileSync(`${procRoot}/uptime`, "latin1").split(" ")[0]);
+    return Number.isFinite(seconds) ? Math.ceil(seconds * 100) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A process's start time in clock ticks since boot, or undefined when it is gone. */
+export function startTicks(pid: number, procRoot = "/proc"): number | undefined {
+  return readStat(procRoot, pid)?.startTicks;
+}
+
 interface Stat {
   readonly name: string;
   readonly state: string;
+  readonly ppid: number;
   readonly pgrp: number;
   readonly session: number;
+  readonly startTicks: number;
 }
 
 function readStat(procRoot: string, pid: number): Stat | undefined {
@@ -125,8 +192,11 @@ function readStat(procRoot: string, pid: number): Stat | undefined {
   return {
     name: text.slice(open + 1, close),
     state: fields[0] ?? "",
+    ppid: Number(fields[1]),
     pgrp: Number(fields[2]),
     session: Number(fields[3]),
+    // Field 22 of the whole line; the fields here start at field 3.
+    startTicks: Number(fields[19]),
   };
 }
 

@@ -6,10 +6,14 @@ import { eventually, isAlive, killAll, readPids } from "./test-support/processes
 import { useWorkspace } from "./test-support/workspace.js";
 
 const FAST_CLEANUP = { kill_grace_ms: 300, cleanup_ms: 3_000 };
+/** These tests prove the cleanup that works without a namespace; pid-namespace.test.ts proves the namespace. */
+const NO_NAMESPACE = { pid_namespace: false };
 
 function shell(config: Partial<ShellToolConfig> = {}) {
   const workspace = useWorkspace();
-  const { session } = sessionFor(createShellTool({ workspace, options: FAST_CLEANUP, ...config }));
+  const { session } = sessionFor(
+    createShellTool({ workspace, options: FAST_CLEANUP, sandbox: NO_NAMESPACE, ...config }),
+  );
   const pids = (count: number) => {
     const found = readPids(`${workspace}/pids`, count) ?? [];
     onTestFinished(() => killAll(found));
@@ -18,7 +22,7 @@ function shell(config: Partial<ShellToolConfig> = {}) {
   return { workspace, session, pids };
 }
 
-describe("a process started by shell.run does not outlive the call", () => {
+describe("without a PID namespace, a process started by shell.run does not outlive the call", () => {
   it("ends the command and its grandchildren at the timeout", async () => {
     const { session, pids } = shell();
     const started = Date.now();

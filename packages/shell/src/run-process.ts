@@ -4,7 +4,15 @@ import { setTimeout as delay } from "node:timers/promises";
 import { endProcesses } from "./end-processes.js";
 import { type CapturedText, OutputCapture } from "./output-capture.js";
 import { type OutputChannel, openOutputChannel } from "./output-channel.js";
-import { outputTargets, type ProcessControl, type ProcessInfo, type RunIdentity } from "./proc-processes.js";
+import {
+  nowTicks,
+  outputTargets,
+  type ProcessControl,
+  type ProcessInfo,
+  type RunIdentity,
+  runNamespace,
+  startTicks,
+} from "./proc-processes.js";
 import { ProgressStream } from "./progress-stream.js";
 
 export interface RunRequest {
@@ -21,6 +29,12 @@ export interface RunRequest {
   readonly control: ProcessControl;
   readonly killGraceMs: number;
   readonly cleanupMs: number;
+  /**
+   * Whether the launcher starts the command in a PID namespace of its own (see `Containment`).
+   * Then the namespace finds every descendant; otherwise orphans started during the run that
+   * re-parented to init cannot be proven unrelated and are reported as survivors.
+   */
+  readonly namespaced?: boolean;
 }
 
 export type RunEnd =
@@ -69,6 +83,7 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
   }
   // Read while the shell is still starting, before anything could have inherited them.
   const targets = outputTargets(leader);
+  const leaderTicks = startTicks(leader);
   output.stdout.channel.attach(child.stdout);
   output.stderr.channel.attach(child.stderr);
   // Errors after a successful spawn (a failed kill) carry nothing the outcome needs.
@@ -83,7 +98,18 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
   );
 
   const end = await untilEnd(exited, request);
-  const run: RunIdentity = { leader, marker: request.marker, startedAt: started };
+  const endTicks = nowTicks();
+  // A leader that exited on its own waited for its namespace to empty; one still running is
+  // ended with everything in its namespace.
+  const namespace = request.namespaced && end.kind !== "exited" ? runNamespace(leader) : undefined;
+  const run: RunIdentity = {
+    leader,
+    marker: request.marker,
+    startedAt: started,
+    ...(namespace !== undefined ? { namespace } : {}),
+    ...(leaderTicks !== undefined ? { startTicks: leaderTicks } : {}),
+    ...(endTicks !== undefined ? { endTicks } : {}),
+  };
   const cleanup = await endRun(request, run, targets, drained, end.kind !== "exited");
   if (cleanup.survivors.length > 0) output.destroy();
   output.stdout.progress.end();
@@ -121,7 +147,8 @@ async function endRun(
   });
   const ended = Math.max(0, group.signalled - (leaderRunning ? 1 : 0));
   if (group.survivors.length > 0) return { survivors: group.survivors, ended };
-  if (await settles(drained, Math.min(250, deadline - performance.now()))) return { survivors: [], ended };
+  if (await settles(drained, Math.min(250, deadline - performance.now())))
+    return { survivors: strays(request, run), ended };
   const holders = await endProcesses({
     control,
     find: () => control.holders(run, targets),
@@ -130,8 +157,17 @@ async function endRun(
   });
   const total = ended + holders.signalled;
   if (holders.survivors.length > 0) return { survivors: holders.survivors, ended: total };
-  if (await settles(drained, deadline - performance.now())) return { survivors: [], ended: total };
+  if (await settles(drained, deadline - performance.now()))
+    return { survivors: strays(request, run), ended: total };
   return { survivors: [{ pid: 0, name: "unknown holder of the output" }], ended: total };
+}
+
+/** Without a namespace, orphans started during the run are not proven gone: they are reported. */
+function strays(request: RunRequest, run: RunIdentity): ProcessInfo[] {
+  if (request.namespaced || !request.control.strays) return [];
+  return request.control
+    .strays(run)
+    .map((p) => ({ pid: p.pid, name: `${p.name} (re-parented to init during the run)` }));
 }
 
 interface StreamOutput {

@@ -1,7 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { defineTool, ErrorCode, fail, type ToolDefinition } from "@pablo/kernel";
+import {
+  defineTool,
+  ErrorCode,
+  fail,
+  type OperatingMode,
+  type PermissionMode,
+  type ToolDefinition,
+  type ToolResult,
+} from "@pablo/kernel";
 import { CLEAN_PATH, cleanEnvironment, RUN_MARKER_VARIABLE } from "./clean-env.js";
 import { parseCommandLine } from "./command-parser.js";
+import { type Containment, containmentFor } from "./containment.js";
 import { defaultResolveCwd } from "./default-resolve-cwd.js";
 import { loginPath } from "./login-path.js";
 import { type ResolvedShellOptions, resolveShellOptions, type ShellOptions } from "./options.js";
@@ -10,6 +19,7 @@ import { countPatchFailure } from "./patch-failures.js";
 import { fixedCommandPath, type PlanDeps, planCall, prepareCall, type ResolveCwd } from "./plan-call.js";
 import { type ProcessControl, procProcessControl } from "./proc-processes.js";
 import { runProcess } from "./run-process.js";
+import { resolveSandboxOptions, type SandboxOptions } from "./sandbox-options.js";
 import { shellResult } from "./shell-result.js";
 import {
   DEFAULT_MAX_OUTPUT_BYTES,
@@ -29,15 +39,25 @@ export interface ShellToolConfig {
   readonly scratchDir?: string;
   /** Finds and signals a run's processes. Default: `/proc`. */
   readonly processes?: ProcessControl;
+  /** `[options.sandbox]`: where commands run. Default `local` (a PID namespace where the host allows one). */
+  readonly sandbox?: SandboxOptions;
+  /**
+   * The session's permission mode. Under bubblewrap the workspace is read-only in the `read-only`
+   * profile, and in Plan and Goal unless the mode is `auto`. Default `ask`.
+   */
+  readonly permission?: PermissionMode;
 }
 
 /**
  * The shell.run tool. Throws {@link PabloError} `INVALID_OPTIONS` or `COMMAND_SHELL_INVALID` when
- * the options are invalid. Options are read once, here; the shell entry is resolved again for
- * every call, right before it runs.
+ * the options are invalid, and `SANDBOX_UNAVAILABLE` when the sandbox asked for cannot be made
+ * here (a missing bubblewrap, or `virtual`, which attaches no shell). Options are read once, here;
+ * the shell entry is resolved again for every call, right before it runs.
  */
 export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRunSchema> {
   const options = resolveShellOptions(config.options);
+  const containment = containmentFor(resolveSandboxOptions(config.sandbox));
+  const permission = config.permission ?? "ask";
   const deps: PlanDeps = {
     workspace: config.workspace,
     options,
@@ -47,7 +67,7 @@ export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRu
   const control = config.processes ?? procProcessControl();
   return defineTool({
     name: "shell.run",
-    description: description(options, config.scratchDir),
+    description: description(options, config.scratchDir, containment),
     summary: "Run a non-interactive shell command in the workspace",
     inputSchema: shellRunSchema(options.maxTimeoutMs, options.defaultTimeoutMs),
     risk: "high",
@@ -70,9 +90,19 @@ export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRu
         ...(config.scratchDir ? { scratchDir: config.scratchDir } : {}),
         ...(args.env ? { additions: args.env } : {}),
       });
+      const launch = containment.wrap(
+        { executable: plan.shell.path, args: [...plan.shell.args, args.command] },
+        {
+          cwd: plan.cwd,
+          workspace: config.workspace,
+          ...(config.scratchDir ? { scratchDir: config.scratchDir } : {}),
+          workspaceWritable: workspaceWritable(permission, ctx.mode),
+        },
+      );
       const outcome = await runProcess({
-        executable: plan.shell.path,
-        args: [...plan.shell.args, args.command],
+        executable: launch.executable,
+        args: launch.args,
+        namespaced: containment.namespaced,
         cwd: plan.cwd,
         env,
         marker: `${RUN_MARKER_VARIABLE}=${marker}`,
@@ -84,12 +114,15 @@ export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRu
         killGraceMs: options.killGraceMs,
         cleanupMs: options.cleanupMs,
       });
-      const result = shellResult(outcome, {
-        maxLines: options.maxLines,
-        maxChars: options.maxChars,
-        timeoutMs: plan.timeoutMs,
-        shell: plan.shell.path,
-      });
+      const result = withContainment(
+        containment,
+        shellResult(outcome, {
+          maxLines: options.maxLines,
+          maxChars: options.maxChars,
+          timeoutMs: plan.timeoutMs,
+          shell: plan.shell.path,
+        }),
+      );
       const patch = lastPatchCommand(
         args.command,
         parseCommandLine(args.command, { maxLength: options.maxCommandLength }),
@@ -101,11 +134,26 @@ export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRu
   });
 }
 
+/** Seed 001: Plan and Goal do not write unless the permission mode is `auto`; `read-only` never does. */
+function workspaceWritable(permission: PermissionMode, mode: OperatingMode): boolean {
+  if (permission === "read-only") return false;
+  return mode === "agent" || permission === "auto";
+}
+
+/** The audit record says which containment was in force for the call. */
+function withContainment(containment: Containment, result: ToolResult): ToolResult {
+  return { ...result, auditNotes: { ...result.auditNotes, containment: containment.kind } };
+}
+
 /**
  * What the model reads about shell.run. It names the timeout bounds of this deployment, and the
  * scratch directory only when there is one, so the model is never told of a variable that is unset.
  */
-function description(options: ResolvedShellOptions, scratchDir: string | undefined): string {
+function description(
+  options: ResolvedShellOptions,
+  scratchDir: string | undefined,
+  containment: Containment,
+): string {
   return [
     "Runs a command line non-interactively with the pinned shell (/bin/sh -c by default) in the workspace.",
     "stdin is closed; the environment is small and clean (fixed PATH, UTF-8 locale, no HOME or credentials); only PABLO_TASK_* variables may be added.",
@@ -118,5 +166,10 @@ function description(options: ResolvedShellOptions, scratchDir: string | undefin
     `The timeout is ${options.defaultTimeoutMs} ms unless timeout_ms asks for ${MIN_TIMEOUT_MS} to ${options.maxTimeoutMs} ms; the command and everything it starts are ended at the timeout.`,
     "Command rules may allow only some commands: globbing, expansions, substitutions, redirections and other dynamic shell constructs are then refused.",
     "A failed patch command (apply_patch, git apply, patch) may be retried once after re-reading its target; a second failure for the same file in one user prompt ends the turn.",
+    ...(containment.kind === "bubblewrap"
+      ? [
+          `Commands run in a sandbox: ${containment.summary.replace(/^each command runs under \S+: /, "")}; only the workspace${scratchDir ? " and the scratch directory" : ""} can be written, and background processes end with the command.`,
+        ]
+      : []),
   ].join("\n");
 }

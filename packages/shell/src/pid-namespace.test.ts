@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { createShellTool, localContainment, type ShellToolConfig } from "./index.js";
+import { sessionFor } from "./test-support/kernel.js";
+import { uniqueSleep } from "./test-support/tokens.js";
+import { useWorkspace } from "./test-support/workspace.js";
+
+const FAST_CLEANUP = { kill_grace_ms: 300, cleanup_ms: 3_000 };
+
+function shell(config: Partial<ShellToolConfig> = {}) {
+  const workspace = useWorkspace();
+  return sessionFor(createShellTool({ workspace, options: FAST_CLEANUP, ...config }));
+}
+
+describe("in a PID namespace (the default here), no descendant outlives shell.run", () => {
+  it("is the containment in force on this host, and the audit record says so", async () => {
+    expect(localContainment().kind).toBe("pid-namespace");
+    const { session, audit } = shell();
+    const { result } = await session.call({ tool: "shell_run", args: { command: "echo $$" } });
+    // The shell is the first process of its own namespace.
+    expect(result).toMatchObject({ ok: true, data: { stdout: "1\n" } });
+    expect(audit.records.at(-1)?.notes).toMatchObject({ containment: "pid-namespace" });
+  });
+
+  // Each escape leaves the group, the session or the environment marker, and closes the output.
+  const escapes: Array<[string, (sleep: string) => string]> = [
+    ["env -i setsid", (s) => `env -i setsid sleep ${s} >/dev/null 2>&1 & echo ok`],
+    ["setsid -f", (s) => `setsid -f sleep ${s} </dev/null >/dev/null 2>&1; echo ok`],
+    ["a double fork", (s) => `(sh -c 'sleep ${s} </dev/null >/dev/null 2>&1 &' &); sleep 0.05; echo ok`],
+    ["nohup in the background", (s) => `nohup sleep ${s} >/dev/null 2>&1 & echo ok`],
+    [
+      "a process that ignores SIGTERM and SIGHUP",
+      (s) => `env -i setsid sh -c 'trap "" TERM HUP; sleep ${s}' </dev/null >/dev/null 2>&1 & sleep 0.05; echo ok`,
+    ],
+    [
+      "disown in bash",
+      (s) => `bash -c 'sleep ${s} </dev/null >/dev/null 2>&1 & disown; echo ok'`,
+    ],
+  ];
+  for (const [name, command] of escapes) {
+    it(`ends ${name} when the command returns, and the result is ok`, async () => {
+      const sleep = uniqueSleep();
+      const { session } = shell();
+      const { result } = await session.call({ tool: "shell_run", args: { command: command(sleep.seconds) } });
+      expect(result).toMatchObject({ ok: true, data: { stdout: "ok\n" } });
+      expect(sleep.alive()).toEqual([]);
+    });
+  }
+
+  it("ends a bounded fork loop of escapees at the timeout, leaving none in the process table", async () => {
+    const sleep = uniqueSleep();
+    const { session } = shell();
+    const { result } = await session.call({
+      tool: "shell_run",
+      args: {
+        command: `i=0; while [ $i -lt 3000 ]; do env -i setsid sleep ${sleep.seconds} </dev/null >/dev/null 2>&1 & i=$((i+1)); done; wait`,
+        timeout_ms: 1_000,
+      },
+    });
+    expect(result.ok ? "ok" : result.error.code).toMatch(/^(ok|TOOL_TIMEOUT)$/);
+    expect(sleep.alive()).toEqual([]);
+  });
+
+  it("ends the whole namespace at the timeout, even what left the group while the shell still runs", async () => {
+    const sleep = uniqueSleep();
+    const { session } = shell();
+    const { result } = await session.call({
+      tool: "shell_run",
+      args: {
+        command: `trap '' TERM; env -i setsid sleep ${sleep.seconds} </dev/null >/dev/null 2>&1 & sleep 60`,
+        timeout_ms: 1_000,
+      },
+    });
+    expect(result).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" } });
+    expect(sleep.alive()).toEqual([]);
+  });
+});
+
+describe("without a namespace, an escapee nothing can find is never reported ok", () => {
+  it("fails the call with TOOL_CLEANUP_FAILED when an orphan started by the run is still alive", async () => {
+    const sleep = uniqueSleep();
+    const { session, audit } = shell({ sandbox: { pid_namespace: false } });
+    const { result } = await session.call({
+      tool: "shell_run",
+      args: { command: `env -i setsid sleep ${sleep.seconds} </dev/null >/dev/null 2>&1 & sleep 0.05; echo ok` },
+    });
+    const [escapee] = sleep.alive();
+    expect(escapee).toBeDefined();
+    expect(result).toMatchObject({ ok: false, error: { code: "TOOL_CLEANUP_FAILED" } });
+    expect(result.ok ? "" : result.error.message).toContain(`pid ${escapee} (sleep`);
+    expect(audit.records.at(-1)?.notes).toMatchObject({ containment: "process-group" });
+  });
+});
