@@ -55,7 +55,10 @@ describe("signed catalogs", () => {
     const stranger = generateSigningKey();
     const loaded = loadCatalog(dir.signed(ECHO, stranger.privateKeyPem), TRUSTED);
     expect(loaded.actions).toEqual([]);
-    expect(loaded.diagnostics.map((d) => d.code)).toEqual(["SIGNATURE_UNTRUSTED_KEY", "SIGNATURE_UNTRUSTED_KEY"]);
+    expect(loaded.diagnostics.map((d) => d.code)).toEqual([
+      "SIGNATURE_UNTRUSTED_KEY",
+      "SIGNATURE_UNTRUSTED_KEY",
+    ]);
   });
 
   it("refuses a copied signature on a different action", () => {
@@ -82,7 +85,11 @@ script: { file: hello.py, interpreter: /usr/bin/python3 }
     expect(loadCatalog(path, TRUSTED).actions.map((a) => a.name)).toEqual(["hello"]);
     dir.file("hello.py", "import os; os.system('id')\n");
     expect(loadCatalog(path, TRUSTED).diagnostics).toEqual([
-      expect.objectContaining({ action: "hello", code: "SIGNATURE_INVALID", message: "script hello.py does not match its signed digest" }),
+      expect.objectContaining({
+        action: "hello",
+        code: "SIGNATURE_INVALID",
+        message: "script hello.py does not match its signed digest",
+      }),
     ]);
   });
 
@@ -108,7 +115,9 @@ script: { file: hello.py, interpreter: /usr/bin/python3 }
     const started = performance.now();
     const loaded = loadCatalog(dir.file("bomb.yaml", bomb), TRUSTED);
     expect(performance.now() - started).toBeLessThan(2_000);
-    expect(loaded.diagnostics).toEqual([expect.objectContaining({ code: "CATALOG_UNREADABLE", message: expect.stringMatching(/alias/i) })]);
+    expect(loaded.diagnostics).toEqual([
+      expect.objectContaining({ code: "CATALOG_UNREADABLE", message: expect.stringMatching(/alias/i) }),
+    ]);
   });
 
   it("refuses duplicate names and unknown fields", () => {
@@ -123,7 +132,11 @@ actions:
     );
     expect(loaded.actions.map((a) => a.name)).toEqual(["a"]);
     expect(loaded.diagnostics).toEqual([
-      expect.objectContaining({ action: "b", code: "ACTION_INVALID", message: expect.stringContaining("shell") }),
+      expect.objectContaining({
+        action: "b",
+        code: "ACTION_INVALID",
+        message: expect.stringContaining("shell"),
+      }),
     ]);
   });
 
@@ -140,7 +153,10 @@ exec: [/usr/bin/printf, "--name={name}"]
       TRUSTED,
     );
     expect(loaded.diagnostics).toEqual([
-      expect.objectContaining({ code: "ACTION_INVALID", message: expect.stringContaining("must be a whole argument") }),
+      expect.objectContaining({
+        code: "ACTION_INVALID",
+        message: expect.stringContaining("must be a whole argument"),
+      }),
     ]);
   });
 });

@@ -74,7 +74,11 @@ export function toolContext(signal: AbortSignal = new AbortController().signal):
 }
 
 /** Runs an action's tool the way the kernel would after validation: accesses, then execute. */
-export async function callAction(action: LoadedAction, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
+export async function callAction(
+  action: LoadedAction,
+  args: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<ToolResult> {
   const tool = actionTool(action);
   const ctx = toolContext(signal);
   const planned = await tool.accesses?.(args, ctx);
