@@ -148,7 +148,7 @@ max_output: 1000
 `);
     const result = await callAction(action("chatty"), {});
     const steps = (
-      result as { data: { steps: { stdout: string; truncated: boolean; scanLimited: boolean }[] } }
+      result as unknown as { data: { steps: { stdout: string; truncated: boolean; scanLimited: boolean }[] } }
     ).data.steps;
     expect(steps.map((s) => [s.stdout.length, s.truncated, s.scanLimited])).toEqual([
       [600, false, false],
@@ -166,7 +166,9 @@ max_scan: 1000
 `);
     const result = await callAction(action("big"), {});
     const step = (
-      result as { data: { steps: { stdoutBytes: number; scanLimited: boolean; truncated: boolean }[] } }
+      result as unknown as {
+        data: { steps: { stdoutBytes: number; scanLimited: boolean; truncated: boolean }[] };
+      }
     ).data.steps[0];
     expect(step).toMatchObject({ stdoutBytes: 5000, scanLimited: true, truncated: false });
   });

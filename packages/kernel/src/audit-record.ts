@@ -1,10 +1,14 @@
 import { createHash } from "node:crypto";
+import type { Access } from "./access.js";
 import type { AuditRecord, AuditSink } from "./audit.js";
+import { catalogHash, layerHashes } from "./audit-chain.js";
 import type { Decision } from "./authority.js";
-import type { CatalogEntry } from "./catalog.js";
+import type { Catalog, CatalogEntry } from "./catalog.js";
 import { canonicalJson } from "./json.js";
 import type { CallRequest } from "./kernel.js";
-import { redactedPreview } from "./redact.js";
+import type { PermissionProfile } from "./permission.js";
+import type { AuthorityLayer } from "./policy-schema.js";
+import { redactedPreview, redactValue } from "./redact.js";
 import type { ToolContext, ToolResult } from "./tool.js";
 
 /** What the stages of one call learn for its audit record, filled in as the call goes. */
@@ -16,6 +20,8 @@ export class CallFacts {
   permissionWaitMs = 0;
   durationMs = 0;
   externalPath = false;
+  /** What stage 5 planned; kept (redacted) so a what-if replay can re-decide the call. */
+  accesses: readonly Access[] | undefined = undefined;
   notes: AuditRecord["notes"] = undefined;
   constructor(started: number) {
     this.started = started;
@@ -27,6 +33,10 @@ export interface AuditScope {
   readonly id: string;
   readonly mode: string;
   readonly now: () => number;
+  /** The authority in force, recorded by hash (a session core has all three). */
+  readonly catalog?: Catalog;
+  readonly layers?: readonly AuthorityLayer[];
+  readonly permission?: PermissionProfile;
 }
 
 /** The one audit record of a call, denied calls included. */
@@ -69,6 +79,34 @@ export function auditRecord(
     ...(result.committed ? { committed: true } : {}),
     ...(result.truncated ? { truncated: true } : {}),
     ...(notes ? { notes } : {}),
+    ...authorityFacts(scope, entry, facts),
+  };
+}
+
+/** The authority a call was decided under, and what a replay needs to decide it again. */
+function authorityFacts(
+  scope: AuditScope,
+  entry: CatalogEntry | undefined,
+  facts: CallFacts,
+): Partial<AuditRecord> {
+  const definition = entry?.definition;
+  return {
+    ...(scope.permission ? { permissionMode: scope.permission.mode } : {}),
+    ...(scope.catalog ? { catalogHash: catalogHash(scope.catalog) } : {}),
+    ...(scope.layers ? { layers: layerHashes(scope.layers) } : {}),
+    ...(definition
+      ? {
+          subject: {
+            risk: definition.risk,
+            category: definition.category,
+            effects: [...definition.effects],
+            ...(definition.scope?.length ? { scope: definition.scope } : {}),
+          },
+        }
+      : {}),
+    // Declared accesses name paths, commands and URLs, never content; secret-shaped text in them
+    // (a token in a query string, a password in argv) is redacted like an argument preview.
+    ...(facts.accesses ? { accesses: redactValue(facts.accesses) as readonly Access[] } : {}),
   };
 }
 

@@ -1,5 +1,23 @@
+import type { Access } from "./access.js";
+import type { Effect, Risk, ToolCategory } from "./tool.js";
+
 /** How a call was decided, for the audit record. */
 export type AuditDecision = "allow" | "deny";
+
+/** What a record keeps of the tool itself, so a replay can re-decide it without the catalog. */
+export interface AuditSubject {
+  readonly risk: Risk;
+  readonly category: ToolCategory;
+  readonly effects: readonly Effect[];
+  /** The tool's static scope (an MCP server, a skill): names, never content. */
+  readonly scope?: readonly Access[];
+}
+
+/** An authority layer in force at the call, by ID and the SHA-256 of its canonical JSON. */
+export interface AuditLayerHash {
+  readonly id: string;
+  readonly hash: string;
+}
 
 /**
  * One record per call, denied calls included (with a zero tool body). Timings are in segments
@@ -36,6 +54,19 @@ export interface AuditRecord {
   readonly truncated?: boolean;
   /** Tool-specific facts safe to keep (a skill's content hash, the tools ToolSearch loaded). */
   readonly notes?: Readonly<Record<string, string | number | boolean | readonly string[]>>;
+  /** The session's permission mode (never shown to the model; kept for what-if replay). */
+  readonly permissionMode?: string;
+  /** SHA-256 over the catalog's tool names and definition hashes at admission. */
+  readonly catalogHash?: string;
+  /** The effective authority layers at the call, outermost first. */
+  readonly layers?: readonly AuditLayerHash[];
+  /** The resolved tool's risk, category, effects and scope; absent for an unknown tool. */
+  readonly subject?: AuditSubject;
+  /**
+   * The accesses the tool declared for this call, with secret-shaped text redacted; absent when
+   * the call was refused before planning, or when the store keeps no accesses.
+   */
+  readonly accesses?: readonly Access[];
 }
 
 /** Where audit records go. Contract: must not throw; a sink that fails reports it elsewhere. */

@@ -160,6 +160,7 @@ async function prepareCall(
   if ("final" in planned) return refusal(entry, planned.final, planned.decision);
   const accesses = planned.next;
   facts.externalPath = accesses.some((a) => "root" in a && a.root === "external");
+  facts.accesses = accesses;
   const full = authorityStage(core.layers, [...staticAccesses(entry), ...accesses], accesses);
   if ("final" in full) return refusal(entry, full.final, full.decision);
   const decision = full.decision ?? admitted.decision ?? ALLOW_DEFAULT;

@@ -2,12 +2,19 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CredentialErrorCode, ErrorCode, HostErrorCode, type ToolErrorCode } from "./index.js";
+import {
+  AuditErrorCode,
+  CredentialErrorCode,
+  ErrorCode,
+  HostErrorCode,
+  type ToolErrorCode,
+} from "./index.js";
 
 const REGISTERED = new Set<string>([
   ...Object.values(ErrorCode),
   ...Object.values(HostErrorCode),
   ...Object.values(CredentialErrorCode),
+  ...Object.values(AuditErrorCode),
 ]);
 
 /**
@@ -31,13 +38,14 @@ function sourceFiles(dir: string): string[] {
 
 describe("the kernel's error register", () => {
   it("lists every code once, each a constant equal to its name", () => {
-    for (const register of [ErrorCode, HostErrorCode, CredentialErrorCode]) {
+    for (const register of [ErrorCode, HostErrorCode, CredentialErrorCode, AuditErrorCode]) {
       for (const [name, code] of Object.entries(register)) expect(code).toBe(name);
     }
     const all = [
       ...Object.values(ErrorCode),
       ...Object.values(HostErrorCode),
       ...Object.values(CredentialErrorCode),
+      ...Object.values(AuditErrorCode),
     ];
     expect(new Set(all).size).toBe(all.length);
     expect(all).toMatchInlineSnapshot(`
@@ -76,6 +84,10 @@ describe("the kernel's error register", () => {
         "CREDENTIAL_NOT_FOUND",
         "CREDENTIAL_SCOPE",
         "CREDENTIAL_UNAVAILABLE",
+        "AUDIT_RECORD_CHANGED",
+        "AUDIT_RECORD_REMOVED",
+        "AUDIT_RECORD_REORDERED",
+        "AUDIT_RECORD_INSERTED",
       ]
     `);
   });

@@ -144,3 +144,20 @@ export const CredentialErrorCode = {
 } as const;
 
 export type CredentialErrorCode = (typeof CredentialErrorCode)[keyof typeof CredentialErrorCode];
+
+/**
+ * Codes of a broken audit chain, reported by `verifyChain` and `pablo audit verify`. Each names
+ * what happened to the first record that does not verify.
+ */
+export const AuditErrorCode = {
+  /** A record's content no longer matches its hash, or it was rewritten with a new hash. */
+  AUDIT_RECORD_CHANGED: "AUDIT_RECORD_CHANGED",
+  /** One or more records are missing before the named one. */
+  AUDIT_RECORD_REMOVED: "AUDIT_RECORD_REMOVED",
+  /** The named record is stored out of its chain order. */
+  AUDIT_RECORD_REORDERED: "AUDIT_RECORD_REORDERED",
+  /** The named record is not part of the chain: it was added afterwards. */
+  AUDIT_RECORD_INSERTED: "AUDIT_RECORD_INSERTED",
+} as const;
+
+export type AuditErrorCode = (typeof AuditErrorCode)[keyof typeof AuditErrorCode];

@@ -6,6 +6,7 @@ describe("@pablo/kernel public surface", () => {
   it("exports exactly these names from `.`", () => {
     expect(Object.keys(api).sort()).toMatchInlineSnapshot(`
       [
+        "AuditErrorCode",
         "AuthorityLayerSchema",
         "Budget",
         "CancelledError",
@@ -17,6 +18,7 @@ describe("@pablo/kernel public surface", () => {
         "DEFAULT_RULE",
         "DIMENSIONS",
         "ErrorCode",
+        "GENESIS_HASH",
         "HostErrorCode",
         "LimitsSchema",
         "MIN_RESULT_BOUND",
@@ -38,6 +40,8 @@ describe("@pablo/kernel public surface", () => {
         "UrlRuleSchema",
         "boundResult",
         "canonicalJson",
+        "catalogHash",
+        "chainRecord",
         "checkCanonicalUrl",
         "compileValidator",
         "createCatalog",
@@ -52,21 +56,26 @@ describe("@pablo/kernel public surface", () => {
         "isCanonicalAbsolutePath",
         "isDeferred",
         "isValidNativeName",
+        "layerHashes",
         "layerRules",
         "matchNet",
         "matchUrl",
+        "matchesFilter",
         "modeGate",
         "ok",
         "permissionNeed",
         "providerNameFor",
+        "recordHash",
         "redactText",
         "redactValue",
         "redactedPreview",
+        "redecide",
         "resolveLimits",
         "stateKey",
         "staticAccesses",
         "toJsonSchema",
         "utf8ByteLength",
+        "verifyChain",
         "withHashSuffix",
       ]
     `);
@@ -76,8 +85,10 @@ describe("@pablo/kernel public surface", () => {
     expect(Object.keys(nodeApi).sort()).toMatchInlineSnapshot(`
       [
         "JsonlAuditSink",
+        "JsonlAuditStore",
         "defaultAuditPath",
         "readAuditFile",
+        "readLogEntries",
         "stateDirectory",
       ]
     `);

@@ -1,7 +1,26 @@
 export type { Access, Dimension, NameDimension, PathDimension, RootKind } from "./access.js";
 export { DIMENSIONS, describeAccess } from "./access.js";
-export type { AuditDecision, AuditRecord, AuditSink } from "./audit.js";
+export type { AuditDecision, AuditLayerHash, AuditRecord, AuditSink, AuditSubject } from "./audit.js";
 export { MemoryAuditSink } from "./audit.js";
+export type {
+  AuditFilter,
+  AuditStore,
+  AuditStoreOptions,
+  ChainHead,
+  ChainProblem,
+  ChainReport,
+  LogEntry,
+  StoredAuditRecord,
+} from "./audit-chain.js";
+export {
+  catalogHash,
+  chainRecord,
+  GENESIS_HASH,
+  layerHashes,
+  matchesFilter,
+  recordHash,
+  verifyChain,
+} from "./audit-chain.js";
 export type { Decision } from "./authority.js";
 export { DEFAULT_RULE, defineLayer, evaluateAuthority, evaluateInLayer, layerRules } from "./authority.js";
 export { boundResult, MIN_RESULT_BOUND } from "./bound.js";
@@ -16,7 +35,7 @@ export type {
   ToolErrorCode,
   ToolErrorInfo,
 } from "./errors.js";
-export { CredentialErrorCode, ErrorCode, HostErrorCode, PabloError } from "./errors.js";
+export { AuditErrorCode, CredentialErrorCode, ErrorCode, HostErrorCode, PabloError } from "./errors.js";
 export type { EventSink, KernelEvent } from "./events.js";
 export { MemoryEventSink } from "./events.js";
 export type { JsonObject, JsonValue } from "./json.js";
@@ -75,6 +94,7 @@ export {
   UrlRule as UrlRuleSchema,
 } from "./policy-schema.js";
 export { REDACTED, redactedPreview, redactText, redactValue } from "./redact.js";
+export { type Redecision, redecide } from "./redecide.js";
 export type { SchemaIssue, Validator } from "./schema.js";
 export { compileValidator, findOpenObject, toJsonSchema } from "./schema.js";
 export { Session } from "./session.js";
