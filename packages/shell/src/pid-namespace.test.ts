@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { openSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createShellTool, localContainment, type ShellToolConfig } from "./index.js";
 import { sessionFor } from "./test-support/kernel.js";
@@ -29,12 +31,10 @@ describe("in a PID namespace (the default here), no descendant outlives shell.ru
     ["nohup in the background", (s) => `nohup sleep ${s} >/dev/null 2>&1 & echo ok`],
     [
       "a process that ignores SIGTERM and SIGHUP",
-      (s) => `env -i setsid sh -c 'trap "" TERM HUP; sleep ${s}' </dev/null >/dev/null 2>&1 & sleep 0.05; echo ok`,
+      (s) =>
+        `env -i setsid sh -c 'trap "" TERM HUP; sleep ${s}' </dev/null >/dev/null 2>&1 & sleep 0.05; echo ok`,
     ],
-    [
-      "disown in bash",
-      (s) => `bash -c 'sleep ${s} </dev/null >/dev/null 2>&1 & disown; echo ok'`,
-    ],
+    ["disown in bash", (s) => `bash -c 'sleep ${s} </dev/null >/dev/null 2>&1 & disown; echo ok'`],
   ];
   for (const [name, command] of escapes) {
     it(`ends ${name} when the command returns, and the result is ok`, async () => {
@@ -48,11 +48,11 @@ describe("in a PID namespace (the default here), no descendant outlives shell.ru
 
   it("ends a bounded fork loop of escapees at the timeout, leaving none in the process table", async () => {
     const sleep = uniqueSleep();
-    const { session } = shell();
+    const { session } = shell({ options: {} });
     const { result } = await session.call({
       tool: "shell_run",
       args: {
-        command: `i=0; while [ $i -lt 3000 ]; do env -i setsid sleep ${sleep.seconds} </dev/null >/dev/null 2>&1 & i=$((i+1)); done; wait`,
+        command: `i=0; while [ $i -lt 1000 ]; do env -i setsid sleep ${sleep.seconds} </dev/null >/dev/null 2>&1 & i=$((i+1)); done; wait`,
         timeout_ms: 1_000,
       },
     });
@@ -81,12 +81,50 @@ describe("without a namespace, an escapee nothing can find is never reported ok"
     const { session, audit } = shell({ sandbox: { pid_namespace: false } });
     const { result } = await session.call({
       tool: "shell_run",
-      args: { command: `env -i setsid sleep ${sleep.seconds} </dev/null >/dev/null 2>&1 & sleep 0.05; echo ok` },
+      args: {
+        command: `env -i setsid sleep ${sleep.seconds} </dev/null >/dev/null 2>&1 & sleep 0.05; echo ok`,
+      },
     });
     const [escapee] = sleep.alive();
     expect(escapee).toBeDefined();
     expect(result).toMatchObject({ ok: false, error: { code: "TOOL_CLEANUP_FAILED" } });
     expect(result.ok ? "" : result.error.message).toContain(`pid ${escapee} (sleep`);
     expect(audit.records.at(-1)?.notes).toMatchObject({ containment: "process-group" });
+  });
+});
+
+describe("a command sees only descriptors 0, 1 and 2", () => {
+  it("does not inherit a descriptor the host process inherited without close-on-exec", async () => {
+    // A child Node process with an extra descriptor 3 and 12 (as a parent program might leak them)
+    // runs shell.run once (the built package: run `pnpm build` first) and prints what the command saw.
+    const script = `
+      import { createShellTool } from ${JSON.stringify(new URL("../dist/index.js", import.meta.url).pathname)};
+      const tool = createShellTool({ workspace: process.cwd(), resolveCwd: async (w) => ({ ok: true, path: w }) });
+      const ctx = { mode: "agent", signal: new AbortController().signal, progress() {}, state: (_k, init) => init() };
+      const result = await tool.execute({ command: "ls /proc/self/fd" }, ctx);
+      process.stdout.write(result.data.stdout);
+    `;
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: useWorkspace(),
+      stdio: [
+        "ignore",
+        "pipe",
+        "pipe",
+        openSync("/etc/hostname", "r"),
+        "ignore",
+        "ignore",
+        "ignore",
+        "ignore",
+        "ignore",
+        "ignore",
+        "ignore",
+        "ignore",
+        openSync("/etc/hostname", "r"),
+      ],
+      encoding: "utf8",
+    });
+    expect(child.stderr).toBe("");
+    // ls's own directory descriptor is 3.
+    expect(child.stdout.split("\n").filter(Boolean).sort()).toEqual(["0", "1", "2", "3"]);
   });
 });
