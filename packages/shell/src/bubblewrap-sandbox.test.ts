@@ -46,7 +46,7 @@ describe('[options.sandbox] kind = "bubblewrap"', () => {
     const server = createServer((socket) => socket.end("hello\n"));
     server.listen(0, "127.0.0.1");
     await once(server, "listening");
-    onTestFinished(() => server.close());
+    onTestFinished(() => void server.close());
     const port = (server.address() as { port: number }).port;
     const connect = `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`;
     const bash = (cmd: string) => `bash -c '${cmd}'`;
