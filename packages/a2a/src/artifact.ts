@@ -1,4 +1,5 @@
 import type { Artifact, Part } from "@a2a-js/sdk";
+import { registerHandoffSource } from "@pablo/agent";
 import { type JsonObject, stateKey, type ToolContext, utf8ByteLength } from "@pablo/kernel";
 
 /**
@@ -112,14 +113,19 @@ interface RetainedStore {
 
 const RETAINED = stateKey<RetainedStore>("a2a.retained-artifacts");
 
-/** Keeps the artifact in the calling session's state and returns its handoff ID (`r1`, `r2`, ...). */
+/**
+ * Keeps the artifact in the calling session's state, returns its handoff ID (`r1`, `r2`, ...)
+ * and registers the session's promoter with `child_handoff`, so the same handoff tool as for
+ * children promotes it.
+ */
 export function retainArtifact(
   ctx: Pick<ToolContext, "state">,
   artifact: Omit<RetainedArtifact, "id">,
 ): RetainedArtifact {
-  const store = ctx.state(RETAINED, () => ({ next: 1, items: new Map() }));
+  const store = storeOf(ctx);
   const retained = { ...artifact, id: `r${store.next++}` };
   store.items.set(retained.id, retained);
+  registerHandoffSource(ctx, "r", (id) => promoteFrom(store, id));
   return retained;
 }
 
@@ -129,7 +135,14 @@ export function retainArtifact(
  * so a model reads it as the remote's claim, not as an instruction or a grant.
  */
 export function promoteArtifact(ctx: Pick<ToolContext, "state">, id: string): JsonObject | undefined {
-  const store = ctx.state(RETAINED, () => ({ next: 1, items: new Map() }));
+  return promoteFrom(storeOf(ctx), id);
+}
+
+function storeOf(ctx: Pick<ToolContext, "state">): RetainedStore {
+  return ctx.state(RETAINED, () => ({ next: 1, items: new Map() }));
+}
+
+function promoteFrom(store: RetainedStore, id: string): JsonObject | undefined {
   const retained = store.items.get(id);
   if (!retained) return undefined;
   store.items.delete(id);
