@@ -310,7 +310,8 @@ class Search {
   }
 
   async #scan(source: Readable, path: string, gzip: boolean): Promise<void> {
-    const scanner = new LineScanner(this.#pattern, this.#limits.context, (line, text, kind) => {
+    const canMatch = () => this.#matches < this.#limits.matches;
+    const scanner = new LineScanner(this.#pattern, this.#limits.context, canMatch, (line, text, kind) => {
       if (kind === "match") this.#matches++;
       this.#lines.push(`${path}${kind === "match" ? ":" : "-"}${line}${kind === "match" ? ":" : "-"}${text}`);
       if (this.#matches >= this.#limits.matches) this.#flags.add("matches");
@@ -384,6 +385,7 @@ class LineScanner {
   readonly #pattern: RE2JS;
   readonly #context: number;
   readonly #emit: (line: number, text: string, kind: "match" | "context") => void;
+  readonly #canMatch: () => boolean;
   #carry = "";
   #line = 0;
   readonly #before: { line: number; text: string }[] = [];
@@ -393,8 +395,10 @@ class LineScanner {
   constructor(
     pattern: RE2JS,
     context: number,
+    canMatch: () => boolean,
     emit: (line: number, text: string, kind: "match" | "context") => void,
   ) {
+    this.#canMatch = canMatch;
     this.#pattern = pattern;
     this.#context = context;
     this.#emit = emit;
@@ -417,7 +421,8 @@ class LineScanner {
   #take(raw: string): void {
     this.#line++;
     const text = raw.length > MAX_LINE_CHARS ? `${raw.slice(0, MAX_LINE_CHARS)}…` : raw;
-    if (this.#pattern.test(raw)) {
+    // Past the match bound a matching line is only context of the last match, if that.
+    if (this.#canMatch() && this.#pattern.test(raw)) {
       for (const before of this.#before) this.#emit(before.line, before.text, "context");
       this.#before.length = 0;
       this.#emit(this.#line, text, "match");
