@@ -3,16 +3,27 @@ import { type Access, type AuthorityLayer, evaluateAuthority } from "@pablo/kern
 import { SkillCode } from "./codes.js";
 import { summaryOf } from "./discover.js";
 import { DEFAULT_MAX_CONTEXT_BYTES, DEFAULT_MAX_SKILL_BYTES } from "./limits.js";
+import { DEFAULT_SKILL_OVERSIZE, type SkillOversize } from "./oversize.js";
 import { diagnostic, readSkillPackage } from "./read-skill.js";
 import { notFoundMessage, resolveSkill } from "./resolve.js";
 import { isRefusal, openDirectory } from "./safe-fs.js";
 import type { ActivatedSkill, Discovery, SkillDiagnostic, SkillSummary } from "./types.js";
 
-export interface ActivateOptions {
+/** How one SKILL.md is read for activation. */
+export interface ReadActivationOptions {
+  /** Largest SKILL.md read (`max_skill_bytes`); never more than this is held in memory. */
+  readonly maxSkillBytes?: number;
+  /**
+   * What a SKILL.md over `maxSkillBytes` gets (`oversize`): `refuse` (default) is a
+   * `SKILL_TOO_LARGE` error; `truncate` keeps the first `maxSkillBytes`, ends the instructions
+   * with a `…[skill truncated at N bytes of M]` line and adds a `SKILL_TRUNCATED` warning.
+   */
+  readonly oversize?: SkillOversize;
+}
+
+export interface ActivateOptions extends ReadActivationOptions {
   /** The most instruction bytes the task context may hold (`max_context_bytes`). */
   readonly maxContextBytes?: number;
-  /** Largest SKILL.md read (`max_skill_bytes`). */
-  readonly maxSkillBytes?: number;
   /** Skills already in the context: they count against the bound and are not read again. */
   readonly alreadyActive?: readonly ActivatedSkill[];
   /**
@@ -81,8 +92,8 @@ export async function activateSkills(
       diagnostics.push(denied);
       continue;
     }
-    const read = await readActivation(skill, options.maxSkillBytes ?? DEFAULT_MAX_SKILL_BYTES);
-    if ("diagnostics" in read) {
+    const read = await readActivation(skill, options);
+    if (!("activated" in read)) {
       diagnostics.push(...read.diagnostics);
       continue;
     }
@@ -94,18 +105,21 @@ export async function activateSkills(
     used += activated.instructionBytes;
     active.add(activated.id);
     context.push(activated);
+    diagnostics.push(...read.warnings);
   }
   return { context, diagnostics, usedBytes: used };
 }
 
 /**
  * Reads one discovered skill's complete SKILL.md for activation, opening its root without
- * following a link and its folder and file through the open root.
+ * following a link and its folder and file through the open root. `warnings` are what the
+ * activation itself has to say (`SKILL_TRUNCATED`); the tolerated frontmatter warnings are
+ * discovery's to report, not repeated here.
  */
 export async function readActivation(
   skill: SkillSummary,
-  maxSkillBytes: number = DEFAULT_MAX_SKILL_BYTES,
-): Promise<{ activated: ActivatedSkill } | { diagnostics: SkillDiagnostic[] }> {
+  options: ReadActivationOptions = {},
+): Promise<{ activated: ActivatedSkill; warnings: SkillDiagnostic[] } | { diagnostics: SkillDiagnostic[] }> {
   const context = { root: skill.root, skill: skill.id };
   const root = await openDirectory(dirname(skill.dir));
   if (isRefusal(root)) {
@@ -125,7 +139,16 @@ export async function readActivation(
     };
   }
   try {
-    const read = await readSkillPackage(skill.dir, basename(skill.dir), "full", maxSkillBytes, root);
+    const read = await readSkillPackage(
+      skill.dir,
+      basename(skill.dir),
+      {
+        depth: "full",
+        maxSkillBytes: options.maxSkillBytes ?? DEFAULT_MAX_SKILL_BYTES,
+        oversize: options.oversize ?? DEFAULT_SKILL_OVERSIZE,
+      },
+      root,
+    );
     const errors = read.diagnostics.filter((d) => d.severity === "error").map((d) => ({ ...d, ...context }));
     if (read.absent) {
       return {
@@ -150,7 +173,11 @@ export async function readActivation(
         instructions: read.body,
         instructionBytes: Buffer.byteLength(read.body, "utf8"),
         contentHash: read.contentHash ?? "",
+        ...(read.truncated ? { truncated: read.truncated } : {}),
       },
+      warnings: read.diagnostics
+        .filter((d) => d.code === SkillCode.SKILL_TRUNCATED)
+        .map((d) => ({ ...d, ...context })),
     };
   } finally {
     await root.close();
@@ -208,7 +235,7 @@ function contextFull(
 export async function showSkill(
   ref: string,
   discovery: Discovery,
-  options: { readonly maxSkillBytes?: number } = {},
+  options: ReadActivationOptions = {},
 ): Promise<{ skill?: ActivatedSkill; diagnostics: SkillDiagnostic[] }> {
   const skill = resolveSkill(ref, discovery.skills);
   const about = (id: string) => discovery.diagnostics.filter((d) => d.skill === id);
@@ -234,8 +261,8 @@ export async function showSkill(
       ],
     };
   }
-  const read = await readActivation(skill, options.maxSkillBytes ?? DEFAULT_MAX_SKILL_BYTES);
-  if ("diagnostics" in read)
+  const read = await readActivation(skill, options);
+  if (!("activated" in read))
     return { diagnostics: [...about(skill.id).filter((d) => d.severity === "warning"), ...read.diagnostics] };
-  return { skill: read.activated, diagnostics: about(skill.id) };
+  return { skill: read.activated, diagnostics: [...about(skill.id), ...read.warnings] };
 }

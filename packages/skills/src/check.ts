@@ -1,5 +1,5 @@
 import { basename, dirname, join, resolve } from "node:path";
-import { SkillCode } from "./codes.js";
+import { SkillCode, TOLERATED_AT_LOAD } from "./codes.js";
 import { summaryOf } from "./discover.js";
 import { DEFAULT_MAX_SKILL_BYTES, RECOMMENDED_MAX_LINES, SKILL_FILE } from "./limits.js";
 import { diagnostic, readSkillPackage, type SkillRead } from "./read-skill.js";
@@ -15,7 +15,8 @@ const MAX_CHECKED_ENTRIES = 10_000;
 
 /**
  * Checks one skill package, or a folder of packages, against the Agent Skills specification and
- * Pablo's loading rules, exactly as discovery and activation would read them. `dir` may also be
+ * Pablo's loading rules, exactly as discovery and activation would read them, but strictly: the
+ * mistakes loading tolerates (`TOLERATED_AT_LOAD`) are errors here, under the same codes. `dir` may also be
  * a SKILL.md path. Every diagnostic names the file, the field and line where it can, what is
  * wrong and how to fix it. `valid` is false when any package has an error, a folder-level error
  * was found, or no package was found at all: usable as a CI gate. Never throws for content.
@@ -114,11 +115,18 @@ async function checkPackage(
   parent?: OpenDirectory,
 ): Promise<SkillCheckResult | undefined> {
   // First exactly what discovery reads (the frontmatter prefix), then what activation reads.
-  const head = await readSkillPackage(path, folder, "frontmatter", maxSkillBytes, parent);
+  const head = await readSkillPackage(path, folder, { depth: "frontmatter", maxSkillBytes }, parent);
   if (head.absent) return undefined;
   if (!head.fields) return result(head, head.diagnostics);
-  const full = await readSkillPackage(path, folder, "full", maxSkillBytes, parent);
+  const root = safeRootName(rootName);
+  const full = await readSkillPackage(path, folder, { depth: "full", maxSkillBytes }, parent);
   if (full.absent) return undefined;
+  const tooLarge = full.diagnostics.find((d) => d.code === SkillCode.SKILL_TOO_LARGE);
+  if (tooLarge) {
+    // Listed but not activated as it is: the frontmatter's findings, with activation's refusal.
+    const others = head.diagnostics.filter((d) => d.code !== SkillCode.SKILL_TOO_LARGE);
+    return { ...result(head, [tooLarge, ...others]), skill: summaryOf(root, head, head.fields) };
+  }
   const diagnostics = [...full.diagnostics];
   if (!full.fields || full.body === undefined) return result(full, diagnostics);
   const lines = countLines(full.body);
@@ -144,7 +152,6 @@ async function checkPackage(
       severity: "warning",
     });
   }
-  const root = safeRootName(rootName);
   return {
     ...result(full, diagnostics),
     skill: summaryOf(root, full, full.fields),
@@ -153,12 +160,20 @@ async function checkPackage(
   };
 }
 
-function result(read: SkillRead, diagnostics: SkillDiagnostic[]): SkillCheckResult {
+/** The verdict on one package, with the tolerated mistakes made errors: the strict checker. */
+function result(read: SkillRead, found: readonly SkillDiagnostic[]): SkillCheckResult {
+  const diagnostics = found.map(
+    (d): SkillDiagnostic => ({
+      ...d,
+      ...(TOLERATED_AT_LOAD.has(d.code as SkillCode) ? { severity: "error" } : {}),
+      skill: d.skill ?? read.folder,
+    }),
+  );
   return {
     dir: read.dir,
     file: read.file,
     valid: !diagnostics.some((d) => d.severity === "error"),
-    diagnostics: diagnostics.map((d) => ({ ...d, skill: d.skill ?? read.folder })),
+    diagnostics,
   };
 }
 

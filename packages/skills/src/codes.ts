@@ -1,7 +1,8 @@
 /**
  * Stable diagnostic codes. A code names one meaning forever; messages are for people. An
  * `error` diagnostic means the skill does not load; a `warning` means it loads and the author
- * should still look.
+ * should still look. The codes in {@link TOLERATED_AT_LOAD} are warnings when skills are loaded
+ * and errors when they are checked: the same code, so an author sees one name for one mistake.
  */
 export const SkillCode = {
   /** A configured root does not exist. */
@@ -16,8 +17,13 @@ export const SkillCode = {
   READ_FAILED: "READ_FAILED",
   /** A root holds more entries than discovery lists. */
   TOO_MANY_ENTRIES: "TOO_MANY_ENTRIES",
-  /** SKILL.md is larger than `max_skill_bytes`. */
+  /**
+   * SKILL.md is larger than `max_skill_bytes`. A warning at discovery (only the frontmatter is
+   * read); an error at check, and at activation unless the deployment truncates.
+   */
   SKILL_TOO_LARGE: "SKILL_TOO_LARGE",
+  /** An activated SKILL.md was cut at `max_skill_bytes`, with a visible marker line. (warning) */
+  SKILL_TRUNCATED: "SKILL_TRUNCATED",
   /** SKILL.md is not valid UTF-8. */
   INVALID_UTF8: "INVALID_UTF8",
   /** SKILL.md does not start with a `---` line. */
@@ -52,9 +58,15 @@ export const SkillCode = {
   NAME_CHARACTERS: "NAME_CHARACTERS",
   /** `name` differs from the package folder's name. */
   NAME_MISMATCH: "NAME_MISMATCH",
-  /** `allowed-tools` is a YAML list; the specification wants one space-separated string. */
+  /**
+   * `allowed-tools` is a YAML list of strings; the specification wants one space-separated
+   * string. The list is read (it only ever narrows): a warning when loading, an error at check.
+   */
   ALLOWED_TOOLS_LIST: "ALLOWED_TOOLS_LIST",
-  /** A `metadata` value is not a string. */
+  /**
+   * A `metadata` value is not a string. It is left out of the parsed metadata: a warning when
+   * loading, an error at check.
+   */
   METADATA_VALUE: "METADATA_VALUE",
   /** A field outside the specification. It is reported and grants nothing. (warning) */
   UNKNOWN_FIELD: "UNKNOWN_FIELD",
@@ -79,3 +91,14 @@ export const SkillCode = {
 } as const;
 
 export type SkillCode = (typeof SkillCode)[keyof typeof SkillCode];
+
+/**
+ * Mistakes that grant nothing and that real, published skills make: loading tolerates them (the
+ * skill loads, with a warning) and `checkSkills` refuses them (an error with the same code), so
+ * a user can use such a skill today and its author is still told to fix it.
+ */
+export const TOLERATED_AT_LOAD: ReadonlySet<SkillCode> = new Set<SkillCode>([
+  SkillCode.ALLOWED_TOOLS_LIST,
+  SkillCode.METADATA_VALUE,
+  SkillCode.SKILL_TOO_LARGE,
+]);

@@ -16,7 +16,10 @@ import type { SkillFields } from "./validate.js";
 const READ_CONCURRENCY = 8;
 
 export interface DiscoverOptions {
-  /** Largest SKILL.md admitted (`max_skill_bytes`). */
+  /**
+   * `max_skill_bytes`. A larger SKILL.md is still listed (only its frontmatter is read), with a
+   * `SKILL_TOO_LARGE` warning: activation decides what happens to it.
+   */
   readonly maxSkillBytes?: number;
   /** Entries a root may hold before it is refused as a whole. */
   readonly maxEntriesPerRoot?: number;
@@ -27,7 +30,8 @@ export interface DiscoverOptions {
  * a SKILL.md, reading each file's frontmatter and nothing after it. Roots are searched in the
  * order given, packages in name order, so the result is deterministic. A broken skill is a
  * diagnostic with its path and reason; nothing throws for bad content, and a skill never loads
- * under a name other than the one it declares. Links at a root, a package folder or SKILL.md are
+ * under a name other than the one it declares. A tolerant reader: mistakes that grant nothing
+ * (`TOLERATED_AT_LOAD`) are warnings and the skill loads; `checkSkills` reports them as errors. Links at a root, a package folder or SKILL.md are
  * refused; dot-folders are skipped; nothing is installed or run.
  */
 export async function discoverSkills(
@@ -103,7 +107,12 @@ async function discoverRoot(
     }
     const packages = entries.filter((e) => e.kind === "directory" && !e.name.startsWith("."));
     const reads = await mapLimit(packages, READ_CONCURRENCY, (entry) =>
-      readSkillPackage(join(opened.path, entry.name), entry.name, "frontmatter", maxSkillBytes, opened),
+      readSkillPackage(
+        join(opened.path, entry.name),
+        entry.name,
+        { depth: "frontmatter", maxSkillBytes },
+        opened,
+      ),
     );
     const byFolder = new Map(reads.map((read) => [read.folder, read]));
     for (const entry of entries) {

@@ -17,6 +17,15 @@ interface Mode {
   readonly discovered: boolean;
   /** `checkSkills` passes it. */
   readonly valid: boolean;
+  /**
+   * Tolerated at load: discovery loads it with a warning of `code` (same field and line) and
+   * `checkSkills` reports the same code as an error.
+   */
+  readonly tolerated?: boolean;
+  /** What discovery loads from it. */
+  readonly loads?: Record<string, unknown>;
+  /** `max_skill_bytes` for discovery and check (default 256 KiB). */
+  readonly maxSkillBytes?: number;
 }
 
 const MODES: Record<string, Mode> = {
@@ -82,21 +91,45 @@ const MODES: Record<string, Mode> = {
     discovered: false,
     valid: false,
   },
+  // A list only narrows, so it is read; each item split like the string form.
   "allowed-tools-list": {
     folder: "allowed-tools-list",
     code: "ALLOWED_TOOLS_LIST",
     field: "allowed-tools",
     line: 4,
+    discovered: true,
+    valid: false,
+    tolerated: true,
+    loads: { allowedTools: ["Read", "Grep", "Bash(git log:*)"] },
+  },
+  "allowed-tools-not-strings": {
+    folder: "allowed-tools-not-strings",
+    code: "INVALID_FIELD_TYPE",
+    field: "allowed-tools",
+    line: 4,
     discovered: false,
     valid: false,
   },
+  // The non-string values are left out; the string value beside them is kept.
   "metadata-not-strings": {
     folder: "metadata-not-strings",
     code: "METADATA_VALUE",
     field: "metadata.version",
     line: 5,
-    discovered: false,
+    discovered: true,
     valid: false,
+    tolerated: true,
+    loads: { metadata: { owner: "team-a" } },
+  },
+  // Listing reads the frontmatter only, so a body past max_skill_bytes does not refuse the skill.
+  oversize: {
+    folder: "oversize",
+    code: "SKILL_TOO_LARGE",
+    discovered: true,
+    valid: false,
+    tolerated: true,
+    maxSkillBytes: 2048,
+    loads: { name: "oversize", bytes: 3397 },
   },
   "unknown-fields": {
     folder: "unknown-fields",
@@ -145,24 +178,37 @@ describe("one committed fixture per failure mode", () => {
   it.each(Object.entries(MODES))("%s", async (name, mode) => {
     const root = join(failures, name);
     const file = join(root, mode.folder, "SKILL.md");
-    const discovery = await discoverSkills([{ name: "fixture", dir: root }]);
+    const options = mode.maxSkillBytes === undefined ? {} : { maxSkillBytes: mode.maxSkillBytes };
+    const located = {
+      path: file,
+      ...(mode.field === undefined ? {} : { field: mode.field }),
+      ...(mode.line === undefined ? {} : { line: mode.line }),
+    };
+    const discovery = await discoverSkills([{ name: "fixture", dir: root }], options);
     expect(discovery.skills.map((s) => s.file)).toEqual(mode.discovered ? [file] : []);
+    if (mode.loads) expect(discovery.skills[0]).toMatchObject(mode.loads);
     if (!mode.discovered) {
       expect(discovery.diagnostics).toContainEqual(
         expect.objectContaining({ severity: "error", code: mode.code, path: file, root: "fixture" }),
       );
       expect(discovery.diagnostics.every((d) => d.path === file)).toBe(true);
     }
+    if (mode.tolerated) {
+      expect(discovery.diagnostics.map((d) => [d.severity, d.code])).toEqual(
+        discovery.diagnostics.map(() => ["warning", mode.code]),
+      );
+      expect(discovery.diagnostics).toContainEqual(
+        expect.objectContaining({ severity: "warning", code: mode.code, ...located }),
+      );
+    }
 
-    const report = await checkSkills(root);
+    const report = await checkSkills(root, options);
     expect(report.valid).toBe(mode.valid);
     expect(report.results).toHaveLength(1);
     const found = report.results[0]?.diagnostics.find((d) => d.code === mode.code);
     expect(found, JSON.stringify(report.results[0]?.diagnostics)).toMatchObject({
-      path: file,
+      ...located,
       severity: mode.valid ? "warning" : "error",
-      ...(mode.field === undefined ? {} : { field: mode.field }),
-      ...(mode.line === undefined ? {} : { line: mode.line }),
     });
     expect(found?.message.length).toBeGreaterThan(10);
     expect(found?.fix?.length).toBeGreaterThan(5);
@@ -201,21 +247,27 @@ describe("failure modes built at test time", () => {
     ]);
   });
 
-  it("refuses a huge SKILL.md at discovery from its size alone, and admits it under a larger limit", async () => {
+  it("lists a huge SKILL.md from its frontmatter with a warning; check and activation refuse it", async () => {
     const root = useTempDir();
     const body = "x".repeat(DEFAULT_MAX_SKILL_BYTES + 10);
     const file = join(writeSkill(root, "huge", skillText("huge", "A very large skill.", body)), "SKILL.md");
     const discovery = await discoverSkills([{ name: "r", dir: root }]);
-    expect(discovery.skills).toEqual([]);
-    expect(discovery.diagnostics).toEqual([expect.objectContaining({ code: "SKILL_TOO_LARGE", path: file })]);
-    expect((await checkSkills(root)).results[0]?.diagnostics.map((d) => d.code)).toEqual(["SKILL_TOO_LARGE"]);
+    expect(discovery.skills.map((s) => s.id)).toEqual(["r/huge"]);
+    expect(discovery.diagnostics).toEqual([
+      expect.objectContaining({ severity: "warning", code: "SKILL_TOO_LARGE", path: file }),
+    ]);
+    expect((await checkSkills(root)).results[0]?.diagnostics.map((d) => [d.severity, d.code])).toEqual([
+      ["error", "SKILL_TOO_LARGE"],
+    ]);
+    const activation = await activateSkills(["r/huge"], discovery);
+    expect(activation.context).toEqual([]);
+    expect(activation.diagnostics.map((d) => [d.severity, d.code])).toEqual([["error", "SKILL_TOO_LARGE"]]);
 
     const roomy = await discoverSkills([{ name: "r", dir: root }], {
       maxSkillBytes: 2 * DEFAULT_MAX_SKILL_BYTES,
     });
-    expect(roomy.skills.map((s) => s.id)).toEqual(["r/huge"]);
-    const activation = await activateSkills(["r/huge"], roomy, { maxSkillBytes: DEFAULT_MAX_SKILL_BYTES });
-    expect(activation.diagnostics.map((d) => d.code)).toEqual(["SKILL_TOO_LARGE"]);
+    expect(roomy.diagnostics).toEqual([]);
+    expect((await checkSkills(root, { maxSkillBytes: 2 * DEFAULT_MAX_SKILL_BYTES })).valid).toBe(true);
   });
 
   it("refuses a frontmatter that does not close within the bytes discovery reads", async () => {

@@ -2,6 +2,7 @@ export {
   type ActivateOptions,
   type Activation,
   activateSkills,
+  type ReadActivationOptions,
   readActivation,
   showSkill,
 } from "./activate.js";
@@ -12,7 +13,7 @@ export {
   type DroppedToken,
 } from "./allowed-tools.js";
 export { type CheckOptions, checkSkills } from "./check.js";
-export { SkillCode } from "./codes.js";
+export { SkillCode, TOLERATED_AT_LOAD } from "./codes.js";
 export { type DiscoverOptions, discoverSkills } from "./discover.js";
 export {
   type FormatOptions,
@@ -44,6 +45,7 @@ export {
   type SkillsOptions,
   SkillsOptionsSchema,
 } from "./options.js";
+export { DEFAULT_SKILL_OVERSIZE, type SkillOversize, SkillOversizeSchema } from "./oversize.js";
 export { resolveSkill } from "./resolve.js";
 export {
   createSkillTool,

@@ -116,18 +116,40 @@ export async function openRegularFile(path: string): Promise<OpenFile | FsRefusa
   return { handle, size: stats.size };
 }
 
-/** Reads from the start of the file up to `limit` bytes; `more` says whether bytes remained. */
-export async function readPrefix(file: OpenFile, limit: number): Promise<{ bytes: Buffer; more: boolean }> {
+export interface PrefixOptions {
+  /** Bytes asked for per read (default 64 KiB). */
+  readonly chunkBytes?: number;
+  /**
+   * Called with everything read so far after each read; `true` stops reading there, so a caller
+   * that needs only a head (the frontmatter) reads that head plus less than one chunk.
+   */
+  readonly until?: (bytes: Buffer) => boolean;
+}
+
+/**
+ * Reads from the start of the file up to `limit` bytes; `more` says whether bytes may remain
+ * (always true when `until` stopped the read, since the end was not looked for).
+ */
+export async function readPrefix(
+  file: OpenFile,
+  limit: number,
+  options: PrefixOptions = {},
+): Promise<{ bytes: Buffer; more: boolean }> {
+  const chunkBytes = options.chunkBytes ?? CHUNK;
   const chunks: Buffer[] = [];
   let total = 0;
   // One byte past the limit tells a file that is exactly `limit` long from a longer one.
   while (total <= limit) {
-    const want = Math.min(CHUNK, limit + 1 - total);
+    const want = Math.min(chunkBytes, limit + 1 - total);
     const chunk = Buffer.allocUnsafe(want);
     const { bytesRead } = await file.handle.read(chunk, 0, want, total);
     if (bytesRead === 0) break;
     chunks.push(chunk.subarray(0, bytesRead));
     total += bytesRead;
+    if (options.until && total <= limit) {
+      const sofar = Buffer.concat(chunks, total);
+      if (options.until(sofar)) return { bytes: sofar, more: true };
+    }
   }
   const all = Buffer.concat(chunks, total);
   return total > limit ? { bytes: all.subarray(0, limit), more: true } : { bytes: all, more: false };

@@ -11,6 +11,7 @@ import { activationAccesses, readActivation } from "./activate.js";
 import { allowedToolsLayer } from "./allowed-tools.js";
 import { SkillCode } from "./codes.js";
 import { DEFAULT_MAX_CONTEXT_BYTES, DEFAULT_MAX_SKILL_BYTES } from "./limits.js";
+import { DEFAULT_SKILL_OVERSIZE, type SkillOversize } from "./oversize.js";
 import { notFoundMessage, resolveSkill } from "./resolve.js";
 import type { ActivatedSkill, Discovery, SkillDiagnostic, SkillRoot, SkillSummary } from "./types.js";
 
@@ -38,6 +39,8 @@ export interface SkillToolConfig {
   readonly maxContextBytes?: number;
   /** Largest SKILL.md read (`max_skill_bytes`). */
   readonly maxSkillBytes?: number;
+  /** What activating a SKILL.md over `maxSkillBytes` does (`oversize`, default `refuse`). */
+  readonly oversize?: SkillOversize;
   /** Skills the deployment activated before the session started; they count against the bound. */
   readonly active?: readonly ActivatedSkill[];
   /**
@@ -65,7 +68,10 @@ interface SessionSkills {
 export function createSkillTool(config: SkillToolConfig): ToolDefinition<typeof SkillToolInputSchema> {
   const { skills } = config;
   const maxContext = config.maxContextBytes ?? DEFAULT_MAX_CONTEXT_BYTES;
-  const maxSkillBytes = config.maxSkillBytes ?? DEFAULT_MAX_SKILL_BYTES;
+  const read = {
+    maxSkillBytes: config.maxSkillBytes ?? DEFAULT_MAX_SKILL_BYTES,
+    oversize: config.oversize ?? DEFAULT_SKILL_OVERSIZE,
+  };
   const initial = config.active ?? [];
   const stateKey = `@pablo/skills:${SKILL_TOOL_NAME}`;
   const sessionState = (): SessionSkills => ({
@@ -92,9 +98,9 @@ export function createSkillTool(config: SkillToolConfig): ToolDefinition<typeof 
     execute: async (args, ctx): Promise<ToolResult> => {
       const skill = resolveSkill(args.name, skills);
       if (!skill) return fail(ErrorCode.NOT_FOUND, notFoundMessage(args.name, skills));
-      const read = await readActivation(skill, maxSkillBytes);
-      if ("diagnostics" in read) return failureFor(skill, read.diagnostics);
-      const { activated } = read;
+      const outcome = await readActivation(skill, read);
+      if (!("activated" in outcome)) return failureFor(skill, outcome.diagnostics);
+      const { activated } = outcome;
       // A cancelled call must not count against the session's context: the model never sees it.
       if (ctx.signal.aborted) return fail(ErrorCode.TOOL_CANCELLED, "the activation was cancelled");
       const state = ctx.state(stateKey, sessionState);
@@ -129,6 +135,7 @@ export function createSkillTool(config: SkillToolConfig): ToolDefinition<typeof 
         instructions: activated.instructions,
         note: "Instructions only: they grant no tool, path or permission. Files beside SKILL.md are read with the file tools, under the normal read policy.",
         ...(previous === undefined ? {} : { alreadyActive: true }),
+        ...(activated.truncated ? { truncated: { ...activated.truncated } } : {}),
       };
       return {
         ok: true,
@@ -138,6 +145,7 @@ export function createSkillTool(config: SkillToolConfig): ToolDefinition<typeof 
           contentHash: activated.contentHash,
           instructionBytes: activated.instructionBytes,
           activation: previous === undefined ? "new" : "repeat",
+          ...(activated.truncated ? { truncatedAtBytes: activated.truncated.keptBytes } : {}),
         },
       };
     },

@@ -82,7 +82,23 @@ export const ActivatedSkillSchema = Type.Object(
       minimum: 0,
       description: "UTF-8 bytes of `instructions`; counted against the context.",
     }),
-    contentHash: Type.String({ description: "SHA-256 (hex) of the complete SKILL.md bytes that were read." }),
+    contentHash: Type.String({
+      description:
+        "SHA-256 (hex) of the SKILL.md bytes that were read: all of them, or the kept ones when truncated.",
+    }),
+    truncated: Type.Optional(
+      Type.Object(
+        {
+          keptBytes: Type.Integer({ minimum: 0, description: "Bytes of SKILL.md that were read and kept." }),
+          totalBytes: Type.Integer({ minimum: 0, description: "Size of SKILL.md." }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Set when SKILL.md was over max_skill_bytes and the deployment truncates (oversize = "truncate"): `instructions` end with a `…[skill truncated at N bytes of M]` line.',
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -93,12 +109,15 @@ export const SkillCheckResultSchema = Type.Object(
   {
     dir: Type.String({ description: "Absolute package folder." }),
     file: Type.String({ description: "Absolute path of its SKILL.md." }),
-    valid: Type.Boolean({ description: "True when the skill loads: no error diagnostics." }),
+    valid: Type.Boolean({
+      description:
+        "True when there is no error diagnostic. Stricter than loading: a skill with a tolerated mistake (ALLOWED_TOOLS_LIST, METADATA_VALUE, SKILL_TOO_LARGE) loads with a warning but is invalid here.",
+    }),
     diagnostics: Type.Array(SkillDiagnosticSchema, { description: "Errors and warnings, in file order." }),
     skill: Type.Optional(
       Type.Object(SkillSummarySchema.properties, {
         additionalProperties: false,
-        description: "What discovery would report, when the skill loads.",
+        description: "What discovery would report, when the skill loads (possibly with warnings).",
       }),
     ),
     instructionBytes: Type.Optional(

@@ -44,3 +44,18 @@ export function lineOfOffset(bytes: Uint8Array, offset: number): number {
   for (let i = 0; i < offset && i < bytes.length; i++) if (bytes[i] === 0x0a) line++;
   return line;
 }
+
+/**
+ * The length of the longest prefix of `bytes` that does not end inside a multi-byte sequence:
+ * where a cut at a byte bound may fall without splitting a character. Malformed bytes are left
+ * for a strict decoder to report.
+ */
+export function completeUtf8Prefix(bytes: Uint8Array): number {
+  let start = bytes.length - 1;
+  // Continuation bytes (10xxxxxx) belong to the sequence whose lead byte precedes them.
+  while (start >= 0 && bytes.length - start < 4 && ((bytes[start] as number) & 0xc0) === 0x80) start--;
+  if (start < 0) return bytes.length;
+  const lead = bytes[start] as number;
+  const length = lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return start + length > bytes.length ? start : bytes.length;
+}

@@ -218,11 +218,12 @@ function checkMetadata(
       result[key] = entry;
       continue;
     }
+    // Tolerated when loading (metadata grants nothing), so the value is only left out.
     out.push({
-      severity: "error",
+      severity: "warning",
       code: SkillCode.METADATA_VALUE,
       field: `metadata.${key}`,
-      message: `\`metadata.${key}\` must be a string, not ${typeName(entry)}`,
+      message: `\`metadata.${key}\` must be a string, not ${typeName(entry)}; it is left out of the skill's metadata`,
       fix:
         entry !== null && typeof entry === "object"
           ? `flatten it into string values (for example \`${key}-name: "..."\`)`
@@ -239,22 +240,28 @@ function checkAllowedTools(
   const value = own(data, "allowed-tools");
   if (value === undefined) return undefined;
   if (typeof value === "string") return parseAllowedTools(value);
-  if (Array.isArray(value)) {
-    const joined = value.every((v) => typeof v === "string" && !/\s/.test(v)) ? value.join(" ") : "Read Grep";
+  if (Array.isArray(value) && value.every((v) => typeof v === "string")) {
+    // Read, because a list can only narrow the tools (see allowedToolsLayer); each item is split
+    // as the string form would be, so `- Bash(git log:*)` stays one token.
+    const tokens = value.flatMap((item: string) => parseAllowedTools(item));
     out.push({
-      severity: "error",
+      severity: "warning",
       code: SkillCode.ALLOWED_TOOLS_LIST,
       field: "allowed-tools",
-      message: "`allowed-tools` is a YAML list; the specification requires one space-separated string",
-      fix: `write \`allowed-tools: ${joined}\``,
+      message:
+        "`allowed-tools` is a YAML list; the specification requires one space-separated string (Pablo reads the list, other agents may not)",
+      fix:
+        tokens.length > 0
+          ? `write \`allowed-tools: ${tokens.join(" ")}\``
+          : "write `allowed-tools` as one space-separated string of tool names, or remove it",
     });
-    return undefined;
+    return tokens;
   }
   out.push({
     severity: "error",
     code: SkillCode.INVALID_FIELD_TYPE,
     field: "allowed-tools",
-    message: `\`allowed-tools\` must be a space-separated string, not ${typeName(value)}`,
+    message: `\`allowed-tools\` must be a space-separated string, not ${Array.isArray(value) ? "a list with items that are not strings" : typeName(value)}`,
     fix: "write `allowed-tools: Read Grep` (tool names separated by spaces)",
   });
   return undefined;
