@@ -66,10 +66,15 @@ describe("Streamable HTTP guarantees", () => {
   });
 
   it("reports a dropped connection as remote completion unknown, and never replays the call", async () => {
+    let dropped: () => void = () => undefined;
+    const socketClosed = new Promise<void>((resolve) => {
+      dropped = resolve;
+    });
     const server = await startFixtureHttp([
       {
         name: "drop",
         call: (req) => {
+          req.socket.once("close", () => dropped());
           setTimeout(() => req.socket.destroy(), 20);
           return new Promise(() => {});
         },
@@ -86,7 +91,9 @@ describe("Streamable HTTP guarantees", () => {
       error: { code: "MCP_SERVER_DISCONNECTED", details: { remoteCompletion: "unknown" } },
     });
     expect(audit.records.at(-1)?.notes).toEqual({ remoteCompletion: "unknown" });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // The transport never reconnects (maxRetries 0): once the dropped socket is closed, a replay
+    // could only arrive before the next call, which the hit list would then show first.
+    await socketClosed;
     expect(server.hits).toEqual(["drop"]);
     expect(textOf((await session.call({ tool: "mcp_flaky_ping", args: {} })).result)).toBe("pong");
     expect(server.hits).toEqual(["drop", "ping"]);

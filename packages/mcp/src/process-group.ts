@@ -1,51 +1,41 @@
 import type { ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
+import { endProcesses, procProcessControl, runNamespace } from "@pablo/shell";
+
+const control = procProcessControl();
 
 /**
  * Ends a child started with `detached: true` (so it leads its own process group) and everything
- * left in that group: close stdin and wait, SIGTERM the group and wait, SIGKILL the group, then
- * wait until the leader is reaped and no live member of the group remains. Resolves `false` when
- * that could not be proven within the waits. Processes that left the group themselves (setsid)
- * are out of reach; that is a limit of process groups.
+ * left of it: close stdin and wait, then @pablo/shell's `endProcesses` (SIGTERM the group and every
+ * member, SIGKILL after the grace period) until the leader is reaped and no live member of the
+ * group or of the server's PID namespace remains. Resolves `false` when that could not be proven
+ * within the allowance (three grace periods).
  */
 export async function endProcessGroup(child: ChildProcess, graceMs: number): Promise<boolean> {
   const pgid = child.pid;
   if (pgid === undefined) return true;
+  const startedAt = performance.now();
+  const deadline = startedAt + 3 * graceMs;
+  // Read first: once the launcher is gone, so is the way to its namespace.
+  const namespace = runNamespace(pgid);
   const exited = exitPromise(child);
   try {
     child.stdin?.end();
   } catch {
     // A closed pipe is fine: the goal is only to signal end of input.
   }
-  if (!(await within(exited, graceMs))) {
-    signalGroup(pgid, "SIGTERM");
-    if (!(await within(exited, graceMs))) signalGroup(pgid, "SIGKILL");
-  }
-  // Descendants may still hold the group after the leader is gone; they are killed while found.
-  const reaped = await within(exited, graceMs);
-  return reaped && (await groupEmptyWithin(pgid, graceMs));
-}
-
-/** Whether any non-zombie process is still in group `pgid`. */
-export function groupAlive(pgid: number): boolean {
-  if (process.platform === "linux") {
-    for (const entry of safeReaddir("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      const stat = safeRead(`/proc/${entry}/stat`);
-      if (!stat) continue;
-      // Fields after the parenthesised command: state, ppid, pgrp, ...
-      const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(rest[2]) === pgid && rest[0] !== "Z" && rest[0] !== "X") return true;
-    }
-    return false;
-  }
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  const graceful = await within(exited, graceMs);
+  const run = { leader: pgid, startedAt: -Infinity, ...(namespace !== undefined ? { namespace } : {}) };
+  const ended = await endProcesses({
+    control,
+    find: () => control.find(run),
+    group: pgid,
+    // A server that already exited on end of input leaves only stragglers: straight to SIGKILL.
+    graceMs: graceful ? 0 : graceMs,
+    deadline,
+  });
+  const reaped = await within(exited, Math.max(0, deadline - performance.now()));
+  return reaped && ended.survivors.length === 0;
 }
 
 function exitPromise(child: ChildProcess): Promise<void> {
@@ -59,38 +49,4 @@ async function within(promise: Promise<void>, ms: number): Promise<boolean> {
   const done = await Promise.race([promise.then(() => true), timeout]);
   controller.abort();
   return done;
-}
-
-async function groupEmptyWithin(pgid: number, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (groupAlive(pgid)) {
-    if (Date.now() > until) return false;
-    signalGroup(pgid, "SIGKILL");
-    await delay(10);
-  }
-  return true;
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: the group is already empty.
-  }
-}
-
-function safeReaddir(path: string): string[] {
-  try {
-    return readdirSync(path);
-  } catch {
-    return [];
-  }
-}
-
-function safeRead(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
 }

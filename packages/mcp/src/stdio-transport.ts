@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { type Containment, localContainment } from "@pablo/shell";
 import { endProcessGroup } from "./process-group.js";
 import { MessageTooLarge } from "./transport-errors.js";
 
@@ -14,6 +15,12 @@ export interface StdioLaunch {
   readonly env: Readonly<Record<string, string>>;
   readonly maxMessageBytes: number;
   readonly shutdownTimeoutMs: number;
+  /**
+   * How the server's descendants are kept from outliving it. Default: @pablo/shell's local
+   * containment (a PID namespace where the host allows one, with the host's /proc so the server's
+   * `/proc/self` still names its host PID), and inherited descriptors above 2 closed.
+   */
+  readonly containment?: Containment;
 }
 
 /** How the process ended, for messages and diagnostics. */
@@ -29,7 +36,8 @@ const EXIT_DRAIN_MS = 100;
  * The MCP stdio transport, owning its process: the SDK's `StdioClientTransport` inherits part of
  * the parent's environment and does not put the server in its own process group, so Pablo spawns
  * the process itself and uses the SDK's message framing. The child gets exactly `env`, leads its
- * own process group, and `close()` ends and reaps the whole group. A message longer than
+ * own process group, starts in its own PID namespace where the host allows one (so nothing it
+ * starts outlives it), and `close()` ends and reaps all of it. A message longer than
  * `maxMessageBytes` is a transport error that closes the connection; stderr is drained and only
  * its last 4 KiB are kept.
  */
@@ -47,6 +55,7 @@ export class ProcessStdioTransport implements Transport {
   #closing: Promise<boolean> | undefined;
   #notifiedClose = false;
   #discarding = false;
+  #containment: string | undefined;
 
   constructor(launch: StdioLaunch) {
     this.#launch = launch;
@@ -54,6 +63,11 @@ export class ProcessStdioTransport implements Transport {
 
   get pid(): number | undefined {
     return this.#child?.pid;
+  }
+
+  /** The containment in force once started: `pid-namespace` or `process-group`. */
+  get containment(): string | undefined {
+    return this.#containment;
   }
 
   get exit(): ExitInfo | undefined {
@@ -68,7 +82,13 @@ export class ProcessStdioTransport implements Transport {
   start(): Promise<void> {
     if (this.#child) throw new Error("the stdio transport is already started");
     return new Promise((resolve, reject) => {
-      const child = spawn(this.#launch.command, [...this.#launch.args], {
+      const containment = this.#launch.containment ?? localContainment({ privateProc: false });
+      const launch = containment.wrap(
+        { executable: this.#launch.command, args: this.#launch.args },
+        { cwd: this.#launch.cwd, workspaceWritable: false },
+      );
+      this.#containment = containment.kind;
+      const child = spawn(launch.executable, [...launch.args], {
         cwd: this.#launch.cwd,
         env: { ...this.#launch.env },
         stdio: ["pipe", "pipe", "pipe"],

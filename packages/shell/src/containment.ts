@@ -68,10 +68,22 @@ export function containmentFor(options: ResolvedSandboxOptions = resolveSandboxO
   }
 }
 
+export interface LocalContainmentOptions {
+  /**
+   * Mount a /proc that shows only the namespace (default true), so `ps` and `$$` agree with what
+   * the command started. A long-lived server that reports its host PID (`/proc/self`) wants false.
+   */
+  readonly privateProc?: boolean;
+}
+
 /** A PID namespace made by unshare when the host allows it, otherwise the process group. */
-export function localContainment(): Containment {
-  const unshare = unshareFlags();
-  if (!unshare) return processGroupContainment();
+export function localContainment(options: LocalContainmentOptions = {}): Containment {
+  const probedFlags = unshareFlags();
+  if (!probedFlags) return processGroupContainment();
+  const unshare =
+    options.privateProc === false
+      ? { ...probedFlags, flags: probedFlags.flags.filter((flag) => flag !== "--mount-proc") }
+      : probedFlags;
   return {
     kind: "pid-namespace",
     summary: `each command runs in a new PID namespace (${unshare.path}); every descendant ends with it`,

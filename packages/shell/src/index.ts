@@ -9,7 +9,13 @@ export type {
 } from "./command-parser.js";
 export { DEFAULT_MAX_COMMAND_LENGTH, parseCommandLine } from "./command-parser.js";
 export { commandRulesLayer } from "./command-rules-layer.js";
-export type { Containment, ContainmentKind, Launch, LaunchSite } from "./containment.js";
+export type {
+  Containment,
+  ContainmentKind,
+  Launch,
+  LaunchSite,
+  LocalContainmentOptions,
+} from "./containment.js";
 export { containmentFor, localContainment, processGroupContainment, UNSHARE_PATHS } from "./containment.js";
 export type { EndOutcome, EndRequest } from "./end-processes.js";
 export { endProcesses } from "./end-processes.js";

@@ -3,8 +3,8 @@ import type { Launch } from "./containment.js";
 
 /** `O_CLOEXEC` as /proc/PID/fdinfo prints it (octal). */
 const O_CLOEXEC = 0o2000000;
-/** Shells whose redirections take descriptor numbers above 9 (dash's take one digit). */
-const WIDE_FD_SHELLS: readonly string[] = ["/bin/bash", "/usr/bin/bash"];
+/** Perl closes any descriptor number and execs without touching the environment (Debian's perl-base is essential). */
+const PERL_PATHS: readonly string[] = ["/usr/bin/perl", "/bin/perl"];
 
 /**
  * Descriptors above 2 of this process that a child would inherit: those without close-on-exec.
@@ -32,17 +32,27 @@ export function inheritedDescriptors(procRoot = "/proc"): number[] {
 }
 
 /**
- * `launch` behind a tiny shell prologue that closes `fds` and then execs it, so the command sees
- * only descriptors 0, 1 and 2. The host's descriptors are left alone; only the child's copies
- * close. `launch` itself when there is nothing to close. Descriptors above 9 need bash (dash's
- * redirections take one digit): without bash they stay open.
+ * `launch` behind a tiny prologue that closes `fds` and then execs it, so the program sees only
+ * descriptors 0, 1 and 2 and exactly the environment it was given. The host's descriptors are
+ * left alone; only the child's copies close. Perl does it for any descriptor; without perl, /bin/sh
+ * closes those up to 9 (dash's redirections take one digit; it would export PWD, so that is unset
+ * again) and larger ones stay open. `launch` itself when there is nothing to close.
  */
 export function closeInheritedDescriptors(launch: Launch, fds: readonly number[]): Launch {
   if (fds.length === 0) return launch;
-  const wide = fds.some((fd) => fd > 9);
-  const shell = (wide ? WIDE_FD_SHELLS.find((path) => existsSync(path)) : undefined) ?? "/bin/sh";
-  const closable = shell === "/bin/sh" ? fds.filter((fd) => fd <= 9) : fds;
+  const perl = PERL_PATHS.find((path) => existsSync(path));
+  if (perl) {
+    const script = "POSIX::close($_) for split /,/, shift; exec { $ARGV[0] } @ARGV or exit 127";
+    return {
+      executable: perl,
+      args: ["-MPOSIX", "-e", script, fds.join(","), launch.executable, ...launch.args],
+    };
+  }
+  const closable = fds.filter((fd) => fd <= 9);
   if (closable.length === 0) return launch;
-  const script = `exec ${closable.map((fd) => `${fd}>&-`).join(" ")}; exec "$@"`;
-  return { executable: shell, args: ["-c", script, "pablo-close-fds", launch.executable, ...launch.args] };
+  const script = `exec ${closable.map((fd) => `${fd}>&-`).join(" ")}; unset PWD; exec "$@"`;
+  return {
+    executable: "/bin/sh",
+    args: ["-c", script, "pablo-close-fds", launch.executable, ...launch.args],
+  };
 }
