@@ -22,9 +22,10 @@ export interface AcpCatalogRequest {
   readonly stderr: (text: string) => void;
 }
 
-/** Why a client MCP server was not attached. */
+/** Why a client MCP server (or, with `tool`, one of its tools) was not attached. */
 export interface RefusedServer {
   readonly server: string;
+  readonly tool?: string;
   readonly code: string;
   readonly message: string;
 }
@@ -32,7 +33,7 @@ export interface RefusedServer {
 export interface AcpCatalog {
   /** The kernel session the agent runs on. */
   readonly session: Session;
-  /** Client MCP servers that were not attached, and why (also written to stderr). */
+  /** Client MCP servers, and tools of attached ones, that were left out, and why (also on stderr). */
   readonly refused: readonly RefusedServer[];
   close(): Promise<void>;
 }
@@ -151,7 +152,9 @@ async function openClientMcp(task: TaskEnvironment, request: AcpCatalogRequest):
     credentials: task.credentials,
     layers: [...task.session.layers, clientMcpLayer(task)],
   });
-  for (const d of catalog.diagnostics) refused.push({ server: d.server, code: d.code, message: d.message });
+  for (const d of catalog.diagnostics) {
+    refused.push({ server: d.server, ...(d.tool ? { tool: d.tool } : {}), code: d.code, message: d.message });
+  }
   return { providers: catalog.providers, refused, close: () => catalog.close() };
 }
 

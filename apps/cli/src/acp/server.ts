@@ -3,6 +3,7 @@ import { isAbsolute, relative, sep } from "node:path";
 import {
   type AgentApp,
   type AgentContext,
+  type AnyMessage,
   agent as acpAgent,
   type ClientCapabilities,
   type InitializeResponse,
@@ -10,6 +11,7 @@ import {
   methods,
   PROTOCOL_VERSION,
   RequestError,
+  type Stream,
 } from "@agentclientprotocol/sdk";
 import { type AgentDeploymentOptions, createModel } from "@pablo/agent";
 import type { PermissionOptions } from "@pablo/config";
@@ -33,6 +35,11 @@ export interface AcpServerOptions {
 /** The ACP agent and the sessions it holds; `close` ends every session and its task. */
 export interface AcpServer {
   readonly app: AgentApp;
+  /**
+   * Wraps the transport so prompts and cancels are seen in the order they arrive: connect the
+   * app to `ordered(stream)`, never to the bare stream.
+   */
+  ordered(stream: Stream): Stream;
   close(): Promise<void>;
 }
 
@@ -92,12 +99,40 @@ export function createAcpServer(options: AcpServerOptions): AcpServer {
 
   return {
     app,
+    ordered: (stream) => ({
+      writable: stream.writable,
+      readable: stream.readable.pipeThrough(
+        new TransformStream<AnyMessage, AnyMessage>({
+          transform(message, controller) {
+            const arrival = arrivalOf(message);
+            if (arrival) {
+              const session = sessions.get(arrival.sessionId);
+              if (arrival.method === "session/prompt") session?.promptArrived();
+              else session?.cancel();
+            }
+            controller.enqueue(message);
+          },
+        }),
+      ),
+    }),
     close: async () => {
       const open = [...sessions.values()];
       sessions.clear();
       await Promise.all(open.map((s) => s.close().catch(() => undefined)));
     },
   };
+}
+
+/** The session a prompt request or a cancel notification is for, read before the SDK parses it. */
+function arrivalOf(
+  message: AnyMessage,
+): { method: "session/prompt" | "session/cancel"; sessionId: string } | undefined {
+  if (!("method" in message)) return undefined;
+  const isPrompt = message.method === "session/prompt" && "id" in message;
+  if (!isPrompt && message.method !== "session/cancel") return undefined;
+  const params = message.params as { sessionId?: unknown } | undefined;
+  if (typeof params?.sessionId !== "string") return undefined;
+  return { method: isPrompt ? "session/prompt" : "session/cancel", sessionId: params.sessionId };
 }
 
 interface SessionRequest {

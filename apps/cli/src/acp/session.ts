@@ -38,7 +38,7 @@ export interface AcpSessionOptions {
   readonly model: Model;
   /** The deployment's `[options.permission] loosest`: the session's permission mode never goes below it. */
   readonly loosest: PermissionMode | undefined;
-  /** Client MCP servers that were not attached, reported in `session/new`'s `_meta.pablo`. */
+  /** Client MCP servers and tools left out, reported in `session/new`'s `_meta.pablo`. */
   readonly refused?: readonly RefusedServer[];
   /** Closes what the session opened beyond the task (the client's MCP servers). */
   readonly close?: () => Promise<void>;
@@ -59,6 +59,10 @@ export class AcpSession implements PermissionChannel {
   readonly #permissionModes: PermissionMode[];
   #running: AbortController | undefined;
   #delivered: Promise<void> = Promise.resolve();
+  /** Prompts received on the wire, prompts started, and how many of the received a cancel covers. */
+  #arrived = 0;
+  #started = 0;
+  #cancelledUpTo = 0;
 
   constructor(options: AcpSessionOptions) {
     this.#options = options;
@@ -94,7 +98,12 @@ export class AcpSession implements PermissionChannel {
       sessionId: this.sessionId,
       modes: modeState(this.session.mode),
       configOptions: this.configOptions(),
-      _meta: { pablo: { refusedMcpServers: this.#options.refused ?? [] } },
+      _meta: {
+        pablo: {
+          refusedMcpServers: (this.#options.refused ?? []).filter((r) => r.tool === undefined),
+          droppedMcpTools: (this.#options.refused ?? []).filter((r) => r.tool !== undefined),
+        },
+      },
     };
   }
 
@@ -110,6 +119,9 @@ export class AcpSession implements PermissionChannel {
     if (this.#running)
       throw RequestError.invalidRequest(undefined, "a prompt is already running in this session");
     const controller = new AbortController();
+    this.#started += 1;
+    // A cancel that arrived after this prompt's request but before its handler ran still covers it.
+    if (this.#started <= this.#cancelledUpTo) return { stopReason: "cancelled" };
     this.#running = controller;
     let result: AgentRunResult;
     try {
@@ -134,8 +146,17 @@ export class AcpSession implements PermissionChannel {
     return { stopReason: reason, _meta: { pablo: { status: result.status, budgets: result.budgets } } };
   }
 
-  /** `session/cancel`: the running prompt (if any) stops and answers `cancelled`. */
+  /** Called in wire order for each `session/prompt` request, before any handler runs. */
+  promptArrived(): void {
+    this.#arrived += 1;
+  }
+
+  /**
+   * `session/cancel`, in wire order: every prompt received so far ends `cancelled`, including one
+   * whose handler has not started yet (the SDK dispatches handlers concurrently).
+   */
   cancel(): void {
+    this.#cancelledUpTo = this.#arrived;
     this.#running?.abort();
   }
 

@@ -42,7 +42,7 @@ export async function acpCommand(io: Io, parsed: ParsedCommand): Promise<number>
     },
   });
   const input = Readable.toWeb(io.stdin as Readable) as ReadableStream<Uint8Array>;
-  const connection = server.app.connect(ndJsonStream(output, input));
+  const connection = server.app.connect(server.ordered(ndJsonStream(output, input)));
   const stop = () => connection.close();
   io.signal.addEventListener("abort", stop, { once: true });
   try {

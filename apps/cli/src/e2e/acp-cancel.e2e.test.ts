@@ -60,13 +60,13 @@ describe("session/cancel ends the turn with stop reason cancelled, once, without
 
   it("right after the prompt, before anything happened", async () => {
     const home = freshHome();
-    // A stalled model: had the cancel been lost, the turn would hang instead of answering.
-    const { model, acp, sessionId } = await open(home, [stalled(), { text: "Second." }]);
+    const { model, acp, sessionId } = await open(home, [{ text: "Only the second prompt reads this." }]);
     const turn = prompt(acp, sessionId);
     await cancel(acp, sessionId);
     expect(await turn).toEqual({ stopReason: "cancelled" });
-    expect(model.server.requests.length).toBeLessThanOrEqual(1);
+    // The cancel covered the prompt before it reached the model; the next prompt is the first to.
     expect((await prompt(acp, sessionId, "again")).stopReason).toBe("end_turn");
+    expect(model.server.requests).toHaveLength(1);
   });
 
   it("during a tool: the running command's process is gone when the turn answers", async () => {
@@ -103,4 +103,38 @@ describe("session/cancel ends the turn with stop reason cancelled, once, without
     expect(acp.withdrawn).toEqual(["w1"]);
     expect(existsSync(join(workspace, "never.txt"))).toBe(false);
   });
+});
+
+describe("no process is left behind", () => {
+  it("exits 0 when the editor closes stdin while idle", async () => {
+    const home = freshHome();
+    const { acp } = await open(home, []);
+    acp.child.stdin.end();
+    expect(await acp.exited).toBe(0);
+    expect(acp.stderr()).toBe("");
+  });
+
+  for (const how of ["closes stdin", "is killed"] as const) {
+    it(`stops a running command and exits when the editor ${how} mid-turn`, async () => {
+      const home = freshHome();
+      const marker = `${1000 + Math.floor(Math.random() * 1000)}.5`;
+      const { acp, sessionId } = await open(
+        home,
+        [{ toolCalls: [{ id: "s1", name: "shell_run", input: { command: `sleep ${marker}` } }] }],
+        ["--permission", "auto"],
+      );
+      void prompt(acp, sessionId).catch(() => undefined);
+      await expect
+        .poll(() => processesWith(`sleep ${marker}`).length, { timeout: 15_000 })
+        .toBeGreaterThan(0);
+      if (how === "closes stdin") acp.child.stdin.end();
+      else {
+        // What a killed editor leaves: both pipes gone at once, no goodbye.
+        acp.child.stdin.destroy();
+        acp.child.stdout.destroy();
+      }
+      expect(await acp.exited).toBe(0);
+      expect(processesWith(`sleep ${marker}`)).toEqual([]);
+    });
+  }
 });
