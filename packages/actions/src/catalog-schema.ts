@@ -191,7 +191,7 @@ export const ActionSpec = Type.Object(
     max_output: Type.Optional(Size),
     max_scan: Type.Optional(Size),
     filters: Type.Optional(
-      Type.Array(Type.Union(FILTER_NAMES.map((name) => Type.Literal(name))), {
+      Type.Array(Type.Unsafe<FilterName>(Type.Union(FILTER_NAMES.map((name) => Type.Literal(name)))), {
         maxItems: 5,
         description: "The output filters a call may use.",
       }),
@@ -201,9 +201,11 @@ export const ActionSpec = Type.Object(
       Type.Boolean({ description: "Allow an interpreter or shebang script as the program (warns)." }),
     ),
     builtin: Type.Optional(
-      Type.Union(
-        BUILTIN_NAMES.map((name) => Type.Literal(name)),
-        { description: "A builtin handler instead of a program." },
+      Type.Unsafe<BuiltinName>(
+        Type.Union(
+          BUILTIN_NAMES.map((name) => Type.Literal(name)),
+          { description: "A builtin handler instead of a program." },
+        ),
       ),
     ),
     builtin_config: Type.Optional(

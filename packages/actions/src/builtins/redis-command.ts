@@ -24,6 +24,15 @@ export const REDIS_COMMANDS = [
 ] as const;
 type RedisCommandName = (typeof REDIS_COMMANDS)[number];
 
+/** One command name; `Unsafe` keeps the literal union as its static type (a mapped union erases it). */
+const commandName = (description: string) =>
+  Type.Unsafe<RedisCommandName>(
+    Type.Union(
+      REDIS_COMMANDS.map((c) => Type.Literal(c)),
+      { description },
+    ),
+  );
+
 /** The handler's ceilings; `builtin_config` may only lower them. */
 export const REDIS_COMMAND_LIMITS = {
   maxArgs: 64,
@@ -50,7 +59,7 @@ const ConfigSchema = Type.Object(
       }),
     ),
     commands: Type.Optional(
-      Type.Array(Type.Union(REDIS_COMMANDS.map((c) => Type.Literal(c))), {
+      Type.Array(commandName("An allowed command."), {
         minItems: 1,
         maxItems: REDIS_COMMANDS.length,
         description: "The commands this action allows: a subset of the read-only list (default all of it).",
@@ -91,10 +100,7 @@ type RedisConfig = Static<typeof ConfigSchema>;
 
 const ParamsSchema = Type.Object(
   {
-    command: Type.Union(
-      REDIS_COMMANDS.map((c) => Type.Literal(c)),
-      { description: "A read-only command." },
-    ),
+    command: commandName("A read-only command."),
     args: Type.Optional(
       Type.Array(Type.String({ maxLength: REDIS_COMMAND_LIMITS.maxArgBytes }), {
         maxItems: REDIS_COMMAND_LIMITS.maxArgs,
