@@ -49,6 +49,16 @@ describe("human output for the CLI", () => {
     `);
   });
 
+  it("says that a skill with only tolerated mistakes loads, and still fails the check", async () => {
+    const report = await checkSkills(join(FIXTURES, "failures/allowed-tools-list"));
+    expect(formatCheckReport(report, { relativeTo })).toMatchInlineSnapshot(`
+      "failures/allowed-tools-list/allowed-tools-list/SKILL.md: INVALID: Pablo loads it with warnings, but fix the errors below
+        failures/allowed-tools-list/allowed-tools-list/SKILL.md:4: error ALLOWED_TOOLS_LIST allowed-tools: \`allowed-tools\` is a YAML list; the specification requires one space-separated string (Pablo reads the list, other agents may not)
+            fix: write \`allowed-tools: Read Grep Bash(git log:*)\`
+      1 skill checked: 0 valid, 1 invalid, 0 warnings — FAILED"
+    `);
+  });
+
   it("shows a skill as the model will read it, with its hash", async () => {
     const discovery = await discoverSkills([{ name: "team", dir: join(FIXTURES, "valid/team") }]);
     const { context } = await activateSkills(["team/evidence-review"], discovery);

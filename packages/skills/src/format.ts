@@ -55,9 +55,12 @@ export function formatSkillDetail(skill: ActivatedSkill, options: FormatOptions 
 export function formatCheckReport(report: SkillCheckReport, options: FormatOptions = {}): string {
   const out: string[] = [];
   for (const r of report.results) {
+    // An invalid result with a summary has only tolerated mistakes: discovery still loads it.
     const verdict = r.valid
       ? `ok ${r.skill?.name ?? ""}${r.instructionBytes === undefined ? "" : ` (${r.instructionBytes} bytes of instructions, ${r.lines ?? 0} lines)`}`
-      : "INVALID: it will not load";
+      : r.skill
+        ? "INVALID: Pablo loads it with warnings, but fix the errors below"
+        : "INVALID: it will not load";
     out.push(`${showPath(r.file, options)}: ${verdict.trimEnd()}`);
     for (const d of r.diagnostics) out.push(indent(formatDiagnostic(d, options)));
   }
