@@ -43,6 +43,8 @@ export interface StepReport {
   readonly lines?: number;
   readonly count?: number;
   readonly error?: string;
+  /** A registered code for `error`: `EXECUTABLE_MISSING` when neither executable nor fallback exists. */
+  readonly code?: ActionsErrorCode;
 }
 
 /**
@@ -73,7 +75,12 @@ export async function executeProgramAction(
         continue;
       }
       if ("missing" in plan) {
-        reports.push({ name: plan.name, exitCode: 127, error: plan.missing });
+        reports.push({
+          name: plan.name,
+          exitCode: 127,
+          code: ActionsErrorCode.EXECUTABLE_MISSING,
+          error: plan.missing,
+        });
         if (exitCode === 0) exitCode = 127;
         continue;
       }
