@@ -63,6 +63,8 @@ export class AcpSession implements PermissionChannel {
   #arrived = 0;
   #started = 0;
   #cancelledUpTo = 0;
+  /** Tokens the provider reported for the running prompt (root and nested loops alike). */
+  #usage = { inputTokens: 0, outputTokens: 0 };
 
   constructor(options: AcpSessionOptions) {
     this.#options = options;
@@ -84,7 +86,13 @@ export class AcpSession implements PermissionChannel {
       kernel: task.kernel,
       ...(provider ? { control: provider } : {}),
       instructions: taskInstructions(task, provider ? undefined : agentOptions?.instructions),
-      onEvent: (event) => this.#mapper.map(event),
+      onEvent: (event) => {
+        if (event.type === "model.finished" && event.usage) {
+          this.#usage.inputTokens += event.usage.inputTokens ?? 0;
+          this.#usage.outputTokens += event.usage.outputTokens ?? 0;
+        }
+        this.#mapper.map(event);
+      },
     });
   }
 
@@ -123,6 +131,7 @@ export class AcpSession implements PermissionChannel {
     // A cancel that arrived after this prompt's request but before its handler ran still covers it.
     if (this.#started <= this.#cancelledUpTo) return { stopReason: "cancelled" };
     this.#running = controller;
+    this.#usage = { inputTokens: 0, outputTokens: 0 };
     let result: AgentRunResult;
     try {
       result = await this.#agent.prompt(promptText(blocks), { signal: controller.signal });
@@ -143,7 +152,12 @@ export class AcpSession implements PermissionChannel {
       });
       await this.#delivered;
     }
-    return { stopReason: reason, _meta: { pablo: { status: result.status, budgets: result.budgets } } };
+    // ACP's usage_update needs the model's context window size, which Pablo does not know for an
+    // arbitrary model; the prompt's token counts and budgets travel in the response instead.
+    return {
+      stopReason: reason,
+      _meta: { pablo: { status: result.status, usage: this.#usage, budgets: result.budgets } },
+    };
   }
 
   /** Called in wire order for each `session/prompt` request, before any handler runs. */
