@@ -7,27 +7,38 @@ import {
 } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
 
-/** A Task subagent as a deployment or host declares it. */
-export const SubagentDefinitionSchema = Type.Object(
+/** A delegate's name: what the model passes to Task, and the key under `[options.agent.subagents]`. */
+export const SUBAGENT_NAME_PATTERN = "^[a-z0-9][a-z0-9-]{0,47}$";
+
+/**
+ * The fields of a delegate besides its name, one schema for both places that declare one: a host's
+ * {@link SubagentDefinitionSchema} and the deployment's `[options.agent.subagents.NAME]`.
+ */
+export const SubagentFieldsSchema = Type.Object(
   {
-    name: Type.String({
-      pattern: "^[a-z0-9][a-z0-9-]{0,47}$",
-      description: "Name the model passes to Task.",
-    }),
     description: Type.String({
       minLength: 1,
       maxLength: 1000,
-      description: "When to use this delegate; shown to the model.",
+      description: "When to use this delegate.",
     }),
     tools: Type.Optional(
       Type.Union([Type.Literal("*"), Type.Array(Type.String())], {
         description:
-          "Tools the delegate may call, from Read, Glob, Grep, BrowserPreview, Bash, Edit and Write; `*` is all seven. Default: Read, Glob, Grep.",
+          "Read, Glob, Grep, BrowserPreview, Bash, Edit, Write, or `*`. Default: Read, Glob, Grep.",
       }),
     ),
     instructions: Type.Optional(
-      Type.String({ maxLength: 64 * 1024, description: "System instructions of the delegate." }),
+      Type.String({ maxLength: 64 * 1024, description: "The delegate's instructions." }),
     ),
+  },
+  { additionalProperties: false },
+);
+
+/** A Task subagent as a deployment or host declares it. */
+export const SubagentDefinitionSchema = Type.Object(
+  {
+    name: Type.String({ pattern: SUBAGENT_NAME_PATTERN, description: "Name the model passes to Task." }),
+    ...SubagentFieldsSchema.properties,
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,5 @@
 import Type, { type Static } from "typebox";
+import { SUBAGENT_NAME_PATTERN, SubagentFieldsSchema } from "../children/subagents.js";
 
 /** `[options.agent]` of a deployment: the loop's instructions, Task delegates and children. */
 export const AgentOptionsSchema = Type.Object(
@@ -13,29 +14,9 @@ export const AgentOptionsSchema = Type.Object(
       Type.String({ maxLength: 64 * 1024, description: "Extra system instructions for every run." }),
     ),
     subagents: Type.Optional(
-      Type.Record(
-        Type.String({ pattern: "^[a-z0-9][a-z0-9-]{0,47}$" }),
-        Type.Object(
-          {
-            description: Type.String({
-              minLength: 1,
-              maxLength: 1000,
-              description: "When to use this delegate.",
-            }),
-            tools: Type.Optional(
-              Type.Union([Type.Literal("*"), Type.Array(Type.String())], {
-                description:
-                  "Read, Glob, Grep, BrowserPreview, Bash, Edit, Write, or `*`. Default: Read, Glob, Grep.",
-              }),
-            ),
-            instructions: Type.Optional(
-              Type.String({ maxLength: 64 * 1024, description: "The delegate's instructions." }),
-            ),
-          },
-          { additionalProperties: false },
-        ),
-        { description: "Task delegates by name." },
-      ),
+      Type.Record(Type.String({ pattern: SUBAGENT_NAME_PATTERN }), SubagentFieldsSchema, {
+        description: "Task delegates by name.",
+      }),
     ),
     children: Type.Optional(
       Type.Object(
