@@ -1,34 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
+import { pnpmPack } from "@pablo/test-support";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { pablo, useSandbox } from "./test-support/cli-harness.js";
 
 const repo = resolve(import.meta.dirname, "..", "..", "..");
-
-/** pnpm rewrites catalog: and workspace: specifiers when it packs; npm does not. */
-function pnpmPack(dir: string, out: string): string {
-  const execpath = process.env["npm_execpath"] ?? "";
-  const isPnpm = execpath.includes("pnpm");
-  const viaNode = isPnpm && /\.[cm]?js$/.test(execpath);
-  const command = viaNode ? process.execPath : isPnpm ? execpath : "pnpm";
-  execFileSync(command, [...(viaNode ? [execpath] : []), "pack", "--pack-destination", out], {
-    cwd: dir,
-    stdio: "ignore",
-  });
-  const name = JSON.parse(
-    execFileSync("node", ["-p", "JSON.stringify(require('./package.json').name)"], {
-      cwd: dir,
-      encoding: "utf8",
-    }),
-  ) as string;
-  const prefix = name.replace(/^@/, "").replace("/", "-");
-  const tarball = readdirSync(out).find((f) => f.startsWith(`${prefix}-`) && f.endsWith(".tgz"));
-  if (!tarball) throw new Error(`no tarball for ${name}`);
-  return join(out, tarball);
-}
 
 describe("a published plugin", () => {
   it("is packed, installed into a distribution from its tarball, loaded by configuration and called through pablo call", async () => {

@@ -1,31 +1,20 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { pnpmPack } from "@pablo/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const scratch = mkdtempSync(join(tmpdir(), "pablo-pack-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-function pnpm(args: string[], cwd: string): string {
-  // pnpm 12 sets npm_execpath to its native binary, older pnpm to a JavaScript entry; under npm or
-  // npx it names npm, which cannot pack a workspace package, so fall back to pnpm on PATH.
-  const execpath = process.env["npm_execpath"] ?? "";
-  const isPnpm = execpath.includes("pnpm");
-  const viaNode = isPnpm && /\.[cm]?js$/.test(execpath);
-  const command = viaNode ? process.execPath : isPnpm ? execpath : "pnpm";
-  const prefix = viaNode ? [execpath] : [];
-  return execFileSync(command, [...prefix, ...args], { cwd, encoding: "utf8" });
-}
-
 describe("publishing", () => {
   it("packs @pablo/kernel into a tarball that installs and imports outside the workspace", () => {
-    pnpm(["pack", "--pack-destination", scratch], packageDir);
-    const tarball = readdirSync(scratch).find((f) => f.endsWith(".tgz"));
+    const tarball = basename(pnpmPack(packageDir, scratch));
     expect(tarball).toMatch(/^pablo-kernel-\d+\.\d+\.\d+\.tgz$/);
-    const listing = execFileSync("tar", ["-tzf", join(scratch, tarball ?? "")], { encoding: "utf8" });
+    const listing = execFileSync("tar", ["-tzf", join(scratch, tarball)], { encoding: "utf8" });
     expect(listing).toContain("package/dist/index.js");
     expect(listing).toContain("package/dist/index.d.ts");
     expect(listing).toContain("package/README.md");
@@ -37,7 +26,7 @@ describe("publishing", () => {
       join(project, "package.json"),
       JSON.stringify({ name: "consumer", private: true, type: "module" }),
     );
-    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--silent", join(scratch, tarball ?? "")], {
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--silent", join(scratch, tarball)], {
       cwd: project,
     });
     const script = `

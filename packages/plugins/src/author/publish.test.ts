@@ -11,6 +11,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCatalog, createKernel, MemoryAuditSink } from "@pablo/kernel";
+import { pnpmPack } from "@pablo/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkPlugin, loadPlugins, packPlugin, scaffoldPlugin } from "../index.js";
 import { packageDir } from "../test-support/distribution.js";
@@ -18,19 +19,6 @@ import { packageDir } from "../test-support/distribution.js";
 const workspaceRoot = join(packageDir, "..", "..");
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), "pablo-publish-")));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-/** The pnpm running this test when there is one (a script or a native binary), else pnpm from PATH. */
-function pnpm(args: string[], cwd: string): string {
-  const execpath = process.env["npm_execpath"] ?? "";
-  const viaPnpm = execpath.includes("pnpm");
-  const [command, prefix] =
-    viaPnpm && /\.[cm]?js$/.test(execpath)
-      ? [process.execPath, [execpath]]
-      : viaPnpm
-        ? [execpath, []]
-        : ["pnpm", []];
-  return execFileSync(command, [...prefix, ...args], { cwd, encoding: "utf8" });
-}
 
 function npm(args: string[], cwd: string): string {
   return execFileSync("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline", "--silent"], {
@@ -44,8 +32,8 @@ describe("a third-party plugin from scaffold to a distribution", () => {
     // The SDK and kernel as a third party gets them: tarballs packed from this workspace.
     const tarballs = join(scratch, "tarballs");
     mkdirSync(tarballs);
-    pnpm(["pack", "--pack-destination", tarballs], join(workspaceRoot, "packages", "kernel"));
-    pnpm(["pack", "--pack-destination", tarballs], packageDir);
+    pnpmPack(join(workspaceRoot, "packages", "kernel"), tarballs);
+    pnpmPack(packageDir, tarballs);
     const sdk = readdirSync(tarballs).map((f) => join(tarballs, f));
     expect(sdk.map((f) => f.split("/").pop())).toEqual(["pablo-kernel-0.1.0.tgz", "pablo-plugins-0.1.0.tgz"]);
 

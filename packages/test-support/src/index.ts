@@ -1,0 +1,1 @@
+export { pnpm, pnpmPack } from "./pnpm-pack.js";
