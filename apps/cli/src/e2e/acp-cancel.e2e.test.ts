@@ -114,7 +114,7 @@ describe("no process is left behind", () => {
     expect(acp.stderr()).toBe("");
   });
 
-  for (const how of ["closes stdin", "is killed"] as const) {
+  for (const how of ["closes stdin", "is killed", "sends SIGTERM"] as const) {
     it(`stops a running command and exits when the editor ${how} mid-turn`, async () => {
       const home = freshHome();
       const marker = `${1000 + Math.floor(Math.random() * 1000)}.5`;
@@ -128,12 +128,13 @@ describe("no process is left behind", () => {
         .poll(() => processesWith(`sleep ${marker}`).length, { timeout: 15_000 })
         .toBeGreaterThan(0);
       if (how === "closes stdin") acp.child.stdin.end();
+      else if (how === "sends SIGTERM") acp.child.kill("SIGTERM");
       else {
         // What a killed editor leaves: both pipes gone at once, no goodbye.
         acp.child.stdin.destroy();
         acp.child.stdout.destroy();
       }
-      expect(await acp.exited).toBe(0);
+      expect(await acp.exited).toBe(how === "sends SIGTERM" ? 130 : 0);
       expect(processesWith(`sleep ${marker}`)).toEqual([]);
     });
   }

@@ -55,8 +55,10 @@ export interface AcpProcess {
   readonly exited: Promise<number | null>;
 }
 
+/** The real binary once its dispatcher knows `acp`, else the launcher. */
 export function useBinary(): string[] {
-  return process.env["PABLO_ACP_WIRED"] === "1" ? [PABLO_BIN, "acp"] : [LAUNCHER];
+  const cli = readFileSync(resolve(dirname(PABLO_BIN), "cli.js"), "utf8");
+  return cli.includes('case "acp"') ? [PABLO_BIN, "acp"] : [LAUNCHER];
 }
 
 /** Starts the program and initializes the connection; killed when the test finishes. */

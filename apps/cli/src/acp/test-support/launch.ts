@@ -9,6 +9,13 @@ import { ConfigFailure } from "../../distribution.js";
 import { describeFault } from "../../fault.js";
 import { printConfigFailure } from "../../output.js";
 
+// As main.ts does: whatever escapes ends as one coded line and exit 2.
+const fault = (error: unknown) => {
+  process.stderr.write(`pablo: ${describeFault(error)}\n`);
+  process.exit(2);
+};
+process.on("uncaughtException", fault);
+process.on("unhandledRejection", fault);
 const controller = new AbortController();
 process.on("SIGINT", () => controller.abort());
 process.on("SIGTERM", () => controller.abort());
