@@ -7,6 +7,7 @@ import {
   discoverSkills,
   formatDiagnostic,
   resolveSkillsOptions,
+  type SkillOversize,
   type SkillRoot,
   skillToolFor,
 } from "@pablo/skills";
@@ -17,6 +18,8 @@ export interface TaskSkills {
   readonly roots: readonly SkillRoot[];
   readonly discovery: Discovery;
   readonly activated: readonly ActivatedSkill[];
+  readonly maxSkillBytes: number;
+  readonly oversize: SkillOversize;
 }
 
 export interface OpenedSkills {
@@ -44,6 +47,7 @@ export async function openSkills(section: unknown, pluginRoots: readonly SkillRo
   const activation = await activateSkills(options.activate, discovery, {
     maxContextBytes: options.maxContextBytes,
     maxSkillBytes: options.maxSkillBytes,
+    oversize: options.oversize,
   });
   const failed = activation.diagnostics.filter((d) => d.severity === "error");
   if (failed.length > 0) {
@@ -57,6 +61,7 @@ export async function openSkills(section: unknown, pluginRoots: readonly SkillRo
     active: activation.context,
     maxContextBytes: options.maxContextBytes,
     maxSkillBytes: options.maxSkillBytes,
+    oversize: options.oversize,
     ...(options.restrictToAllowedTools ? { restrictToAllowedTools: { alsoAllow: [] } } : {}),
   });
   const layers: AuthorityLayer[] = [];
@@ -65,11 +70,19 @@ export async function openSkills(section: unknown, pluginRoots: readonly SkillRo
     if (restriction.layer) layers.push(restriction.layer);
   }
   return {
-    skills: { roots, discovery, activated: activation.context },
+    skills: {
+      roots,
+      discovery,
+      activated: activation.context,
+      maxSkillBytes: options.maxSkillBytes,
+      oversize: options.oversize,
+    },
     providers: tool ? [{ id: "skills", tools: () => [tool] }] : [],
     layers,
-    diagnostics: discovery.diagnostics
-      .filter((d) => d.severity === "error")
-      .map((d) => ({ source: "skills", code: d.code, message: formatDiagnostic(d) })),
+    // Discovery errors, and what activation did to a skill (a cut body) so the person sees it.
+    diagnostics: [
+      ...discovery.diagnostics.filter((d) => d.severity === "error"),
+      ...activation.diagnostics.filter((d) => d.severity !== "error"),
+    ].map((d) => ({ source: "skills", code: d.code, message: formatDiagnostic(d) })),
   };
 }

@@ -21,6 +21,7 @@ describe("[options.skills]", () => {
         maxSkillBytes: DEFAULT_MAX_SKILL_BYTES,
         restrictToAllowedTools: false,
         tool: true,
+        oversize: "refuse",
       },
     });
   });

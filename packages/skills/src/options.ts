@@ -6,6 +6,7 @@ import {
   ROOT_NAME_PATTERN,
   SKILL_NAME_PATTERN,
 } from "./limits.js";
+import { DEFAULT_SKILL_OVERSIZE, type SkillOversize, SkillOversizeSchema } from "./oversize.js";
 import type { SkillRoot } from "./types.js";
 
 const ROOT_NAME = ROOT_NAME_PATTERN.source;
@@ -82,6 +83,7 @@ export const SkillsOptionsSchema = Type.Object(
           "Offer the deferred Skill tool so the model can activate skills by name (default true; needs roots).",
       }),
     ),
+    oversize: Type.Optional(SkillOversizeSchema),
   },
   { additionalProperties: false },
 );
@@ -99,6 +101,8 @@ export interface ResolvedSkillsOptions {
   readonly maxSkillBytes: number;
   readonly restrictToAllowedTools: boolean;
   readonly tool: boolean;
+  /** What activation does with a SKILL.md over `maxSkillBytes`: refuse it, or cut it with a marker. */
+  readonly oversize: SkillOversize;
 }
 
 const validator = Compile(SkillsOptionsSchema);
@@ -141,6 +145,7 @@ export function resolveSkillsOptions(
       maxContextBytes: options.max_context_bytes ?? DEFAULT_MAX_CONTEXT_BYTES,
       maxSkillBytes: options.max_skill_bytes ?? DEFAULT_MAX_SKILL_BYTES,
       restrictToAllowedTools: options.restrict_to_allowed_tools ?? false,
+      oversize: options.oversize ?? DEFAULT_SKILL_OVERSIZE,
       tool: options.tool ?? true,
     },
   };

@@ -30,7 +30,10 @@ export async function skillsShowCommand(
     );
     return Exit.USAGE;
   }
-  const { skill, diagnostics } = await showSkill(options.name, task.skills.discovery);
+  const { skill, diagnostics } = await showSkill(options.name, task.skills.discovery, {
+    maxSkillBytes: task.skills.maxSkillBytes,
+    oversize: task.skills.oversize,
+  });
   if (options.json) printJson(io, { skill: skill ?? null, diagnostics });
   else if (skill) io.stdout(`${formatSkillDetail(skill, { relativeTo: io.cwd })}\n`);
   else
