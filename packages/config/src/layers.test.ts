@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AuthorityLayer, createCatalog, createKernel, defineTool, ok } from "@pablo/kernel";
+import { type AuthorityLayer, createCatalog, createKernel, defineTool } from "@pablo/kernel";
+import { inertTool } from "@pablo/test-support";
 import fc from "fast-check";
 import Type from "typebox";
 import { afterAll, describe, expect, it } from "vitest";
@@ -10,18 +11,7 @@ import { deploymentLayer, flagsLayer, loadJsonPolicy } from "./index.js";
 const dir = mkdtempSync(join(tmpdir(), "pablo-config-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const tool = (name: string, effects: string[]) =>
-  defineTool({
-    name,
-    description: name,
-    summary: name,
-    inputSchema: Type.Object({}, { additionalProperties: false }),
-    risk: "low",
-    effects,
-    category: "read",
-    mutates: false,
-    execute: async () => ok(null),
-  });
+const tool = (name: string, effects: string[]) => inertTool(name, { effects });
 const catalog = createCatalog([
   tool("fs.read", ["fs.read"]),
   tool("fs.write", ["fs.write"]),

@@ -1,20 +1,9 @@
-import { createCatalog, defineLayer, defineTool, ok } from "@pablo/kernel";
-import Type from "typebox";
+import { createCatalog, defineLayer } from "@pablo/kernel";
+import { inertTool } from "@pablo/test-support";
 import { describe, expect, it } from "vitest";
 import { checkPolicy } from "./index.js";
 
-const tool = (name: string) =>
-  defineTool({
-    name,
-    description: name,
-    summary: name,
-    inputSchema: Type.Object({}, { additionalProperties: false }),
-    risk: "low",
-    effects: [],
-    category: "read",
-    mutates: false,
-    execute: async () => ok(null),
-  });
+const tool = (name: string) => inertTool(name);
 
 describe("policy check", () => {
   it("finds rules that never match, dead allows, duplicate IDs, missing launchers and unused credentials", () => {

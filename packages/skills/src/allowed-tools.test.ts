@@ -1,21 +1,10 @@
-import { createCatalog, createKernel, defineLayer, defineTool, ok } from "@pablo/kernel";
-import Type from "typebox";
+import { createCatalog, createKernel, defineLayer } from "@pablo/kernel";
+import { inertTool } from "@pablo/test-support";
 import { describe, expect, it } from "vitest";
 import { allowedToolsLayer } from "./allowed-tools.js";
 import { parseAllowedTools } from "./validate.js";
 
-const tool = (name: string) =>
-  defineTool({
-    name,
-    description: name,
-    summary: name,
-    inputSchema: Type.Object({}, { additionalProperties: false }),
-    risk: "low",
-    effects: [],
-    category: "read",
-    mutates: false,
-    execute: async () => ok(name),
-  });
+const tool = (name: string) => inertTool(name, { data: name });
 
 const catalog = createCatalog([
   tool("fs.read"),

@@ -1,1 +1,2 @@
+export { type InertTool, inertTool } from "./inert-tool.js";
 export { pnpm, pnpmPack } from "./pnpm-pack.js";
