@@ -48,7 +48,8 @@ export interface AcpServer {
  * links, HTTP and stdio MCP servers through the deployment's policy; no session loading),
  * `session/new` opens one governed task per session with the client's `cwd` as its workspace,
  * `session/prompt` runs the agent, `session/cancel` stops it, `session/set_mode` switches the
- * operating mode and `session/set_config_option` the permission mode.
+ * operating mode, `session/set_config_option` the permission mode, and `session/close` ends a
+ * session's task (its MCP servers with it); the rest end when the connection does.
  */
 export function createAcpServer(options: AcpServerOptions): AcpServer {
   const sessions = new Map<string, AcpSession>();
@@ -69,6 +70,7 @@ export function createAcpServer(options: AcpServerOptions): AcpServer {
           loadSession: false,
           promptCapabilities: { image: false, audio: false, embeddedContext: false },
           mcpCapabilities: { http: true, sse: false },
+          sessionCapabilities: { close: {} },
         },
         agentInfo: { name: "pablo", title: "Pablo", version: options.version },
         authMethods: [],
@@ -95,7 +97,14 @@ export function createAcpServer(options: AcpServerOptions): AcpServer {
     })
     .onRequest(methods.agent.session.setConfigOption, ({ params }) => ({
       configOptions: find(params.sessionId).setConfigOption(params.configId, params.value),
-    }));
+    }))
+    .onRequest(methods.agent.session.close, async ({ params }) => {
+      // Ends the session's prompt, its MCP servers and its task; the ID is unknown afterwards.
+      const session = find(params.sessionId);
+      sessions.delete(params.sessionId);
+      await session.close();
+      return {};
+    });
 
   return {
     app,

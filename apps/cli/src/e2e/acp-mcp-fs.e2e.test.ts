@@ -55,7 +55,7 @@ describe("client MCP servers attach only through the deployment's MCP policy", (
     expect(acp.stderr()).toMatch(/MCP server everything not attached/);
   });
 
-  it("attaches a server the policy allows by name: its tools reach the model, its process ends with stdin", async () => {
+  it("attaches a server the policy allows by name: its tools reach the model, session/close ends its process", async () => {
     const home = freshHome();
     const workspace = home.dir("project");
     const model = await loopbackModel([{ text: "I see them." }]);
@@ -79,9 +79,17 @@ describe("client MCP servers attach only through the deployment's MCP policy", (
     const request = model.server.requests[0];
     const offered = JSON.stringify((request?.body as { tools?: unknown }).tools ?? []) + systemOf(request);
     expect(offered).toMatch(/mcp_everything_echo/);
+    // session/close ends the session's servers; the connection stays for other sessions.
+    await acp.agent.request("session/close", { sessionId: session.sessionId });
+    expect(processesWith(MARKER)).toEqual([]);
+    await expect(
+      acp.agent.request("session/prompt", {
+        sessionId: session.sessionId,
+        prompt: [{ type: "text", text: "x" }],
+      }),
+    ).rejects.toThrow();
     acp.child.stdin.end();
     expect(await acp.exited).toBe(0);
-    expect(processesWith(MARKER)).toEqual([]);
   });
 });
 

@@ -69,6 +69,9 @@ describe("pablo acp on the wire", () => {
               "embeddedContext": false,
               "image": false,
             },
+            "sessionCapabilities": {
+              "close": {},
+            },
           },
           "agentInfo": {
             "name": "pablo",

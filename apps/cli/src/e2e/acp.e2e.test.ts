@@ -227,4 +227,21 @@ describe("pablo acp over stdio, driven by the SDK's client", () => {
       acp.agent.request("session/new", { cwd: join(workspace, "file.txt"), mcpServers: [] }),
     ).rejects.toThrow(/is not an existing directory/);
   });
+
+  it("keeps a pinned --workspace: a cwd outside it is refused, one inside it is the session's workspace", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project/app");
+    const other = home.dir("elsewhere");
+    const model = await loopbackModel([]);
+    const acp = await startAcp({
+      args: ["--workspace", join(home.home, "project"), "--model", "anthropic:claude-e2e"],
+      cwd: home.home,
+      env: personEnv(home, model.env),
+    });
+    await expect(acp.agent.request("session/new", { cwd: other, mcpServers: [] })).rejects.toThrow(
+      /outside the deployment's workspace/,
+    );
+    const inside = await acp.agent.request("session/new", { cwd: workspace, mcpServers: [] });
+    expect(inside.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+  });
 });
