@@ -1,4 +1,11 @@
-import { type A2aLintFinding, type A2aOptions, lintA2a, openA2aRemotes, type RemoteStatus } from "@pablo/a2a";
+import {
+  type A2aLintFinding,
+  type A2aOptions,
+  type A2aToolProvider,
+  lintA2a,
+  openA2aRemotes,
+  type RemoteStatus,
+} from "@pablo/a2a";
 import type { Deployment } from "@pablo/config";
 import type { AuthorityLayer, CatalogDiagnostic, CredentialResolver, ToolProvider } from "@pablo/kernel";
 
@@ -34,13 +41,19 @@ export async function openA2a(
     providers: [...opened.providers],
     diagnostics: () => opened.catalogDiagnostics(),
     statuses: opened.statuses,
-    handoff: opened.providers.length > 0,
+    handoff: opened.statuses.some((s) => s.admitted),
   };
 }
 
+/** Every configured remote's status, from a task's providers (the `a2a` provider carries them). */
+export function remoteStatuses(providers: readonly ToolProvider[]): readonly RemoteStatus[] {
+  const provider = providers.find((p) => p.id === "a2a") as A2aToolProvider | undefined;
+  return provider?.statuses ?? [];
+}
+
 /** `pablo tools --explain`: one line per configured remote with its card status. */
-export function explainRemotes(statuses: readonly RemoteStatus[]): string[] {
-  return statuses.map(
+export function explainRemotes(providers: readonly ToolProvider[]): string[] {
+  return remoteStatuses(providers).map(
     (s) =>
       `${s.tool}: ${s.admitted ? `admitted (${s.streaming ? "streaming" : "polling"})` : `left out [${s.card}]`}; card ${s.cardUrl}, endpoint ${s.endpoint}`,
   );

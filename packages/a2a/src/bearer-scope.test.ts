@@ -103,7 +103,7 @@ describe("the a2a.bearer credential", () => {
       },
       { credentials },
     );
-    expect(remotes.providers).toEqual([]);
+    expect(await remotes.providers[0]?.tools()).toEqual([]);
     expect(remotes.diagnostics[0]).toMatchObject({ code: "A2A_CREDENTIAL" });
     expect(remotes.diagnostics[0]?.message).not.toContain(TOKEN);
   });

@@ -47,7 +47,7 @@ describe("Agent Card admission", () => {
   it("refuses a card that redirects, naming the target, and follows nothing", async () => {
     const before = agent.seen.length;
     const { opened, diagnostic } = await admit({ card_url: `${other.base}/moved.json` });
-    expect(opened.providers).toEqual([]);
+    expect(await opened.providers[0]?.tools()).toEqual([]);
     expect(diagnostic).toMatchObject({ code: "A2A_CARD_UNAVAILABLE" });
     expect(diagnostic?.message).toContain(`redirecting to ${agent.cardUrl}`);
     expect(agent.seen.length).toBe(before);

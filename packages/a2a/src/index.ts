@@ -9,7 +9,7 @@ export { A2A_DEFAULTS, A2aOptionsSchema, A2aRemoteSchema, A2aServeSchema } from 
 export type { A2aCredentialReference, A2aLintFinding } from "./policy-lint.js";
 export { a2aCredentialReferences, lintA2a, SERVE_DESTINATION } from "./policy-lint.js";
 export { a2aToolName } from "./remote-tool.js";
-export type { A2aRemotes, A2aRemotesConfig, RemoteStatus } from "./remotes.js";
+export type { A2aRemotes, A2aRemotesConfig, A2aToolProvider, RemoteStatus } from "./remotes.js";
 export { openA2aRemotes } from "./remotes.js";
 export type { ServeA2aOptions, ServedA2a, ServedAnswer, ServedTask } from "./serve/serve.js";
 export { CARD_PATH, RPC_PATH, serveA2a } from "./serve/serve.js";

@@ -39,15 +39,16 @@ export function a2aCredentialReferences(section: A2aOptions | undefined): A2aCre
 }
 
 export interface A2aLintFinding {
-  readonly kind: "plain-http" | "bearer-destination" | "unused-credential" | "invalid-url";
+  readonly kind: "plain-http" | "bearer-destination" | "invalid-url";
   readonly where: string;
   readonly message: string;
 }
 
 /**
  * `pablo policy check` for remotes: plain http off loopback (or without the opt-in), URLs the
- * kernel would refuse, an `a2a.bearer` credential whose fixed destination matches no
- * configured endpoint, and an `a2a.bearer` credential no remote uses.
+ * kernel would refuse, and an `a2a.bearer` credential whose fixed destination matches no
+ * configured endpoint. A credential nothing uses is `@pablo/config`'s `unused-credential`
+ * finding, once the distribution declares {@link a2aCredentialReferences}.
  */
 export function lintA2a(
   section: A2aOptions | undefined,
@@ -71,7 +72,6 @@ export function lintA2a(
       });
     }
   }
-  const used = new Set(remotes.flatMap(([, r]) => (r.bearer !== undefined ? [r.bearer] : [])));
   for (const [name, credential] of Object.entries(credentials)) {
     if (credential.consumer !== "a2a.bearer") continue;
     const where = `credentials.${name}`;
@@ -80,12 +80,6 @@ export function lintA2a(
         kind: "bearer-destination",
         where,
         message: `a2a.bearer credential ${name} is for ${credential.destination}, which is no configured endpoint`,
-      });
-    if (!used.has(name))
-      findings.push({
-        kind: "unused-credential",
-        where,
-        message: `a2a.bearer credential ${name} is used by no remote`,
       });
   }
   return findings;

@@ -37,9 +37,15 @@ export interface RemoteStatus {
   readonly streaming?: boolean;
 }
 
+/** The provider of a task's remotes: one tool per admitted remote, and every remote's status. */
+export interface A2aToolProvider extends ToolProvider {
+  readonly id: "a2a";
+  readonly statuses: readonly RemoteStatus[];
+}
+
 export interface A2aRemotes {
-  /** One provider, id `a2a`, holding one tool per admitted remote. */
-  readonly providers: readonly ToolProvider[];
+  /** One provider, id `a2a`, when any remote is configured (its tools may be none). */
+  readonly providers: readonly A2aToolProvider[];
   readonly diagnostics: readonly A2aDiagnostic[];
   readonly statuses: readonly RemoteStatus[];
   /** In the kernel's catalog-diagnostic shape, for a distribution's `--explain`. */
@@ -87,7 +93,7 @@ export async function openA2aRemotes(config: A2aRemotesConfig): Promise<A2aRemot
     };
   });
   return {
-    providers: tools.length > 0 ? [{ id: "a2a", tools: () => tools }] : [],
+    providers: entries.length > 0 ? [{ id: "a2a", tools: () => tools, statuses }] : [],
     diagnostics,
     statuses,
     catalogDiagnostics: () =>
@@ -95,7 +101,6 @@ export async function openA2aRemotes(config: A2aRemotesConfig): Promise<A2aRemot
         .filter((d) => d.code !== A2aDiagnosticCode.ADMITTED)
         .map((d) => ({
           source: `a2a/${d.remote}`,
-          tool: a2aToolName(d.remote),
           code: d.code,
           message: d.message,
         })),
