@@ -88,13 +88,18 @@ export function procProcessControl(procRoot = "/proc"): ProcessControl {
     },
     strays(run) {
       if (run.startTicks === undefined) return [];
+      const hostNamespace = safeReadlink(`${procRoot}/self/ns/pid`);
       const found: ProcessInfo[] = [];
       for (const pid of safeList(() => candidates(run))) {
         const stat = readStat(procRoot, pid);
         if (!stat || stat.state === "Z" || stat.state === "X" || stat.startTicks < run.startTicks) continue;
         if (run.endTicks !== undefined && stat.startTicks > run.endTicks) continue;
         // Re-parented to init: a descendant that double-forked away, or some other program's daemon.
-        if (stat.ppid === 1) found.push({ pid, name: stat.name });
+        // One in another PID namespace is not: it is being ended with its namespace (another
+        // contained run), and reaped by the host's init meanwhile.
+        if (stat.ppid === 1 && safeReadlink(`${procRoot}/${pid}/ns/pid`) === hostNamespace) {
+          found.push({ pid, name: stat.name });
+        }
       }
       return found;
     },

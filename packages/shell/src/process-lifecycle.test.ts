@@ -3,6 +3,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { createShellTool, type ProcessControl, procProcessControl, type ShellToolConfig } from "./index.js";
 import { sessionFor } from "./test-support/kernel.js";
 import { eventually, isAlive, killAll, readPids } from "./test-support/processes.js";
+import { uniqueSleep } from "./test-support/tokens.js";
 import { useWorkspace } from "./test-support/workspace.js";
 
 const FAST_CLEANUP = { kill_grace_ms: 300, cleanup_ms: 3_000 };
@@ -164,5 +165,27 @@ describe("without a PID namespace, a process started by shell.run does not outli
       error: { code: "TOOL_CLEANUP_FAILED", details: { survivors: [{ pid: survivor, name: "sleep" }] } },
     });
     expect(result.ok ? "" : result.error.message).toContain(`pid ${survivor} (sleep)`);
+  });
+});
+
+// In this file rather than pid-namespace.test.ts: the orphan it leaves for a moment would be an
+// orphan of the run to the other tests here, which run without a namespace too, were they concurrent.
+describe("without a namespace, an escapee nothing can find is never reported ok", () => {
+  it("fails the call with TOOL_CLEANUP_FAILED when an orphan started by the run is still alive", async () => {
+    const sleep = uniqueSleep();
+    const { session, audit } = sessionFor(
+      createShellTool({ workspace: useWorkspace(), options: FAST_CLEANUP, sandbox: NO_NAMESPACE }),
+    );
+    const { result } = await session.call({
+      tool: "shell_run",
+      args: {
+        command: `env -i setsid sleep ${sleep.seconds} </dev/null >/dev/null 2>&1 & sleep 0.05; echo ok`,
+      },
+    });
+    const [escapee] = sleep.alive();
+    expect(escapee).toBeDefined();
+    expect(result).toMatchObject({ ok: false, error: { code: "TOOL_CLEANUP_FAILED" } });
+    expect(result.ok ? "" : result.error.message).toContain(`pid ${escapee} (sleep`);
+    expect(audit.records.at(-1)?.notes).toMatchObject({ containment: "process-group" });
   });
 });
