@@ -8,6 +8,7 @@ import {
   freshHome,
   type Home,
   loopbackModel,
+  offeredTools,
   personEnv,
   processesWith,
   systemOf,
@@ -77,7 +78,7 @@ describe("client MCP servers attach only through the deployment's MCP policy", (
       prompt: [{ type: "text", text: "x" }],
     });
     const request = model.server.requests[0];
-    const offered = JSON.stringify((request?.body as { tools?: unknown }).tools ?? []) + systemOf(request);
+    const offered = [...offeredTools(request), systemOf(request)].join("\n");
     expect(offered).toMatch(/mcp_everything_echo/);
     // session/close ends the session's servers; the connection stays for other sessions.
     await acp.agent.request("session/close", { sessionId: session.sessionId });
