@@ -71,6 +71,7 @@ describe("@pablo/kernel public surface", () => {
         "redactedPreview",
         "redecide",
         "resolveLimits",
+        "resolveSection",
         "stateKey",
         "staticAccesses",
         "toJsonSchema",

@@ -95,6 +95,8 @@ export {
 } from "./policy-schema.js";
 export { REDACTED, redactedPreview, redactText, redactValue } from "./redact.js";
 export { type Redecision, redecide } from "./redecide.js";
+export type { SectionError, SectionResult } from "./resolve-section.js";
+export { resolveSection } from "./resolve-section.js";
 export type { SchemaIssue, Validator } from "./schema.js";
 export { compileValidator, findOpenObject, toJsonSchema } from "./schema.js";
 export { Session } from "./session.js";
