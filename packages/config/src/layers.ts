@@ -1,8 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { type AuthorityLayer, defineLayer, PabloError } from "@pablo/kernel";
+import { type AuthorityLayer, defineLayer, PabloError, resolveSection } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
-import { Compile } from "typebox/compile";
 import { type ConfigError, ConfigErrorCode, type ConfigResult } from "./errors.js";
 import type { NetworkOptions, PolicyOptions } from "./sections.js";
 
@@ -83,14 +82,10 @@ export function loadJsonPolicy(file: string): ConfigResult<AuthorityLayer> {
   } catch (e) {
     return error(`cannot read the policy: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const validator = Compile(JsonPolicySchema);
-  if (!validator.Check(raw)) {
-    const first = [...validator.Errors(raw)].find((i) => i.keyword !== "boolean");
-    const extra = (first?.params as { additionalProperties?: string[] } | undefined)?.additionalProperties;
-    return error(
-      `${first?.message ?? "invalid"}${extra ? ` (${extra.join(", ")})` : ""}`,
-      first?.instancePath.slice(1).replace(/\//g, ".") ?? "",
-    );
+  const checked = resolveSection(JsonPolicySchema, raw);
+  if (!checked.ok) {
+    const first = checked.errors[0];
+    return error(first?.message ?? "invalid", first?.keys.join(".") ?? "");
   }
   const policy = raw as JsonPolicy;
   const base = dirname(resolve(file));

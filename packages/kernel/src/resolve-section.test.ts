@@ -26,6 +26,7 @@ describe("resolveSection", () => {
     const value = { revisions: "tracked", quotas: { entries: 3 } };
     expect(resolveSection(Section, value)).toEqual({ ok: true, value });
     expect(resolveSection(Section, undefined)).toEqual({ ok: true, value: {} });
+    expect(resolveSection(Section, null).ok).toBe(false);
   });
 
   it("locates an unknown key and suggests the key that was meant", () => {
@@ -35,6 +36,7 @@ describe("resolveSection", () => {
         {
           kind: "unknown-key",
           path: "/revison",
+          keys: ["revison"],
           message: 'unknown key "revison"; did you mean "revisions"?',
         },
       ],
@@ -48,6 +50,7 @@ describe("resolveSection", () => {
         {
           kind: "unknown-key",
           path: "/quotas/zzzzzz",
+          keys: ["quotas", "zzzzzz"],
           message: 'unknown key "zzzzzz"; allowed here: entries',
         },
       ],
@@ -69,6 +72,10 @@ describe("resolveSection", () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.errors.map((e) => e.path)).toEqual(["/quotas/entries", "/roots/a~1b"]);
+    expect(result.errors.map((e) => e.keys)).toEqual([
+      ["quotas", "entries"],
+      ["roots", "a/b"],
+    ]);
     expect(result.errors.every((e) => e.kind === "invalid" && e.message.length > 0)).toBe(true);
   });
 

@@ -9,6 +9,8 @@ import { Compile } from "typebox/compile";
  */
 export interface SectionError {
   readonly path: string;
+  /** The same place as keys (`["quotas", "files"]`), for hosts that show a dotted key path. */
+  readonly keys: readonly string[];
   readonly message: string;
   /** `unknown-key`: the section names a key its schema does not have; `invalid`: any other problem. */
   readonly kind: "unknown-key" | "invalid";
@@ -22,16 +24,16 @@ export type SectionResult<T> =
 /**
  * The one options-resolution contract of every package: validates a configuration section (a
  * deployment's `[options.NAME]`, a plugin's options, a policy file) against its closed typebox
- * schema and returns a result with located errors. An absent section (`undefined`) is validated
- * as an empty table, so a schema whose fields are all optional resolves it to `{}`. Contract:
- * never throws for any value; a package fills its defaults from `value` after `ok`.
+ * schema and returns a result with located errors. An absent section (`undefined`, never `null`)
+ * is validated as an empty table, so a schema whose fields are all optional resolves it to `{}`.
+ * Contract: never throws for any value; a package fills its defaults from `value` after `ok`.
  */
 export function resolveSection<S extends TSchema>(
   schema: S,
   value: unknown,
   options: { readonly max?: number } = {},
 ): SectionResult<Static<S>> {
-  const raw = value ?? {};
+  const raw = value === undefined ? {} : value;
   const max = options.max ?? Number.POSITIVE_INFINITY;
   const validator = compiled(schema);
   if (validator.Check(raw)) return { ok: true, value: raw as Static<S> };
@@ -53,6 +55,7 @@ export function resolveSection<S extends TSchema>(
         push({
           kind: "unknown-key",
           path: pathToPointer([...base, key]),
+          keys: [...base, key],
           message: `unknown key ${JSON.stringify(key)}${suggestion(schema, base, key)}`,
         });
       }
@@ -60,6 +63,7 @@ export function resolveSection<S extends TSchema>(
       push({
         kind: "invalid",
         path: pathToPointer(base),
+        keys: base,
         message: allowedHere(schema, base, valueAt(raw, base)) ?? issue.message,
       });
     }
@@ -69,7 +73,7 @@ export function resolveSection<S extends TSchema>(
 }
 
 /** The keys of a JSON pointer, unescaped: `/a~1b/0` is `["a/b", "0"]`. */
-export function pointerToPath(pointer: string): string[] {
+function pointerToPath(pointer: string): string[] {
   if (pointer === "" || pointer === "/") return [];
   return pointer
     .slice(1)
