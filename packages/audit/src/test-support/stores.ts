@@ -5,6 +5,9 @@ import type { AuditRecord } from "@pablo/kernel";
 import Database from "better-sqlite3";
 import { onTestFinished } from "vitest";
 import { type AuditStoreKind, openAuditStore } from "../index.js";
+import { sampleRecord } from "./records.js";
+
+export { sampleRecord };
 
 export const KINDS: readonly AuditStoreKind[] = ["jsonl", "sqlite"];
 
@@ -19,34 +22,6 @@ export function storePath(dir: string, kind: AuditStoreKind): string {
   return join(dir, kind === "sqlite" ? "audit.sqlite" : "audit.jsonl");
 }
 
-/** A plausible call record; `i` makes it unique. */
-export function sampleRecord(i: number, overrides: Partial<AuditRecord> = {}): AuditRecord {
-  return {
-    type: "tool.call",
-    at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
-    sessionId: "s1",
-    turnId: "t1",
-    callId: `c${i}`,
-    tool: "fs.read",
-    providerName: "fs_read",
-    argsHash: "0".repeat(64),
-    argsPreview: "{}",
-    mode: "agent",
-    decision: "allow",
-    layer: "default",
-    rule: "default",
-    reason: "no rule restricts this call",
-    prompted: false,
-    externalPath: false,
-    permissionWaitMs: 0,
-    durationMs: 2,
-    overheadMs: 1,
-    totalMs: 3,
-    ok: true,
-    ...overrides,
-  };
-}
-
 /** Writes `n` sample records to a new store of `kind` at `path`. */
 export function fillStore(kind: AuditStoreKind, path: string, n: number): void {
   const store = openAuditStore({ kind, path });
@@ -59,7 +34,10 @@ export function fillStore(kind: AuditStoreKind, path: string, n: number): void {
  * the file, or rows of the table rewritten in the new order with their filter columns matching.
  * This is what someone with write access to the store's file can do.
  */
-export function rawLog(kind: AuditStoreKind, path: string): { texts: string[]; rewrite(texts: string[]): void } {
+export function rawLog(
+  kind: AuditStoreKind,
+  path: string,
+): { texts: string[]; rewrite(texts: string[]): void } {
   if (kind === "jsonl") {
     return {
       texts: readFileSync(path, "utf8").trimEnd().split("\n"),
@@ -67,9 +45,9 @@ export function rawLog(kind: AuditStoreKind, path: string): { texts: string[]; r
     };
   }
   const db = new Database(path);
-  const texts = (db.prepare("SELECT record FROM audit_records ORDER BY id").all() as { record: string }[]).map(
-    (r) => r.record,
-  );
+  const texts = (
+    db.prepare("SELECT record FROM audit_records ORDER BY id").all() as { record: string }[]
+  ).map((r) => r.record);
   db.close();
   return {
     texts,
