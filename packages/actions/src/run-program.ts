@@ -2,13 +2,19 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
-import { cleanEnvironment, type ProcessControl, procProcessControl, RUN_MARKER_VARIABLE } from "@pablo/shell";
+import {
+  cleanEnvironment,
+  endProcesses,
+  type ProcessControl,
+  procProcessControl,
+  RUN_MARKER_VARIABLE,
+} from "@pablo/shell";
 
 /*
- * LOCAL ADAPTER, to be replaced: @pablo/shell keeps its process-group lifecycle (`runProcess`,
- * `endProcesses`) internal. Until it exports a runner that takes an argument array and hands raw
+ * LOCAL ADAPTER, to be replaced: @pablo/shell keeps its runner (`runProcess`, with PID-namespace
+ * containment) internal. Until it exports a runner that takes an argument array and hands raw
  * output chunks to a sink, this file reuses what it does export (the clean environment, the run
- * marker and `/proc` process control) and keeps the lifecycle narrow: one process in its own
+ * marker, `/proc` process control and `endProcesses`) and keeps the lifecycle narrow: one process in its own
  * session and group, stdin closed, no TTY, and on exit, timeout or cancellation every process of
  * the group or carrying the marker ended (SIGTERM, then SIGKILL) before the run settles.
  */
@@ -125,23 +131,19 @@ async function untilEnd(exited: Promise<ProgramEnd>, run: ProgramRun): Promise<P
   }
 }
 
-/** Ends the group and every marked descendant: SIGTERM, a grace period, then SIGKILL each round. */
+/** Ends the group and every marked descendant with the shell package's SIGTERM-then-SIGKILL rounds. */
 async function endAll(
   control: ProcessControl,
   run: { leader: number; marker: string; startedAt: number },
 ): Promise<number> {
-  const started = performance.now();
-  let found = control.find(run);
-  let pause = 5;
-  while (found.length > 0 && performance.now() - started < CLEANUP_MS) {
-    const signal = performance.now() - started < KILL_GRACE_MS ? "SIGTERM" : "SIGKILL";
-    control.signal(-run.leader, signal);
-    for (const { pid } of found) control.signal(pid, signal);
-    await delay(pause);
-    pause = Math.min(pause * 2, 50);
-    found = control.find(run);
-  }
-  return found.length;
+  const ended = await endProcesses({
+    control,
+    find: () => control.find(run),
+    group: run.leader,
+    graceMs: KILL_GRACE_MS,
+    deadline: performance.now() + CLEANUP_MS,
+  });
+  return ended.survivors.length;
 }
 
 /** Keeps the first `limit` bytes of a stream and counts the rest. */
