@@ -15,6 +15,7 @@ describe("@pablo/browser public surface", () => {
       "browserCandidates",
       "createBrowserPreviewTool",
       "findBrowser",
+      "parseBrowserOptions",
       "resolveBrowserOptions",
     ]);
   });

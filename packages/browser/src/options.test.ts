@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_BROWSER_OPTIONS, resolveBrowserOptions } from "./options.js";
+import { DEFAULT_BROWSER_OPTIONS, parseBrowserOptions, resolveBrowserOptions } from "./options.js";
 
 describe("[options.browser]", () => {
   it("fills the documented defaults", () => {
@@ -34,5 +34,16 @@ describe("[options.browser]", () => {
         expect.objectContaining({ code: "INVALID_OPTIONS" }),
       );
     }
+  });
+
+  it("parses a bad section into located errors instead of throwing", () => {
+    expect(parseBrowserOptions(undefined)).toEqual({ ok: true, value: DEFAULT_BROWSER_OPTIONS });
+    const parsed = parseBrowserOptions({ timeout_ms: 10, headless: false });
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.errors.map((e) => [e.kind, e.path])).toEqual([
+      ["unknown-key", "/headless"],
+      ["invalid", "/timeout_ms"],
+    ]);
   });
 });

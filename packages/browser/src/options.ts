@@ -1,6 +1,5 @@
-import { PabloError } from "@pablo/kernel";
+import { HostErrorCode, PabloError, resolveSection, type SectionResult } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
-import { Compile } from "typebox/compile";
 
 /**
  * The `[options.browser]` section of deployment.toml. Closed: unknown keys are configuration
@@ -58,25 +57,36 @@ export const DEFAULT_BROWSER_OPTIONS: Readonly<ResolvedBrowserOptions> = Object.
   maxTextBytes: 64 * 1024,
 });
 
-const validator = Compile(BrowserOptionsSchema);
-
 /**
- * Validates `[options.browser]` and fills its defaults. Throws {@link PabloError}
- * `INVALID_OPTIONS` naming the first problem: a deployment with a bad section must not start.
+ * Validates `[options.browser]` (absent means every default) with the kernel's `resolveSection` and
+ * fills its defaults. Never throws: a bad section comes back as located errors for the host to show.
  */
-export function resolveBrowserOptions(section: BrowserOptions = {}): ResolvedBrowserOptions {
-  if (!validator.Check(section)) {
-    const first = [...validator.Errors(section)][0];
-    throw new PabloError(
-      "INVALID_OPTIONS",
-      `[options.browser] ${first?.instancePath || "/"} ${first?.message ?? "is invalid"}`,
-    );
-  }
+export function parseBrowserOptions(section: unknown): SectionResult<ResolvedBrowserOptions> {
+  const checked = resolveSection(BrowserOptionsSchema, section);
+  if (!checked.ok) return checked;
+  const value = checked.value;
   const d = DEFAULT_BROWSER_OPTIONS;
   return {
-    enabled: section.enabled ?? d.enabled,
-    path: section.path ?? d.path,
-    timeoutMs: section.timeout_ms ?? d.timeoutMs,
-    maxTextBytes: section.max_text_bytes ?? d.maxTextBytes,
+    ok: true,
+    value: {
+      enabled: value.enabled ?? d.enabled,
+      path: value.path ?? d.path,
+      timeoutMs: value.timeout_ms ?? d.timeoutMs,
+      maxTextBytes: value.max_text_bytes ?? d.maxTextBytes,
+    },
   };
+}
+
+/**
+ * {@link parseBrowserOptions} for a host that has already validated the section (as the
+ * configuration loader does). Throws {@link PabloError} `INVALID_OPTIONS` naming the first problem
+ * otherwise: a section that skipped validation is a host fault.
+ */
+export function resolveBrowserOptions(section: BrowserOptions = {}): ResolvedBrowserOptions {
+  const parsed = parseBrowserOptions(section);
+  if (parsed.ok) return parsed.value;
+  const first = parsed.errors[0];
+  throw new PabloError(HostErrorCode.INVALID_OPTIONS, `[options.browser] ${first?.path} ${first?.message}`, {
+    errors: parsed.errors,
+  });
 }

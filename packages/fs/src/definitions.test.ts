@@ -147,6 +147,7 @@ describe("public surface", () => {
         "createLocalFs",
         "createMemoryFs",
         "createScratchRoot",
+        "parseFsOptions",
         "resolveContainedDirectory",
         "resolveFsOptions",
         "scratchNotice",
@@ -158,6 +159,28 @@ describe("public surface", () => {
 });
 
 describe("[options.fs]", () => {
+  it("parses a bad section into located errors that say what is allowed, without throwing", async () => {
+    const { DEFAULT_FS_OPTIONS, parseFsOptions } = await import("./options.js");
+    expect(parseFsOptions(undefined)).toEqual({ ok: true, value: DEFAULT_FS_OPTIONS });
+    expect(parseFsOptions({ symlinks: "follow", revison: "tracked" })).toEqual({
+      ok: false,
+      errors: [
+        {
+          kind: "unknown-key",
+          path: "/revison",
+          keys: ["revison"],
+          message: 'unknown key "revison"; did you mean "revisions"?',
+        },
+        {
+          kind: "invalid",
+          path: "/symlinks",
+          keys: ["symlinks"],
+          message: expect.stringMatching(/^must be .*"refuse".* \(got "follow"\)$/),
+        },
+      ],
+    });
+  });
+
   it("fills defaults and refuses unknown keys and bad values", async () => {
     const { DEFAULT_FS_OPTIONS, resolveFsOptions } = await import("./options.js");
     expect(resolveFsOptions()).toEqual(DEFAULT_FS_OPTIONS);

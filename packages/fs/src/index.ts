@@ -2,7 +2,13 @@ export { resolveContainedDirectory } from "./contained-directory.js";
 export type { FsToolsConfig } from "./create-fs-tools.js";
 export { createFsTools } from "./create-fs-tools.js";
 export type { FsOptions, ResolvedFsOptions } from "./options.js";
-export { ALWAYS_PROTECTED, DEFAULT_FS_OPTIONS, FsOptionsSchema, resolveFsOptions } from "./options.js";
+export {
+  ALWAYS_PROTECTED,
+  DEFAULT_FS_OPTIONS,
+  FsOptionsSchema,
+  parseFsOptions,
+  resolveFsOptions,
+} from "./options.js";
 export { createLocalFs } from "./port/local.js";
 export type { MemoryFs } from "./port/memory.js";
 export { createMemoryFs } from "./port/memory.js";

@@ -1,6 +1,5 @@
-import { PabloError } from "@pablo/kernel";
+import { HostErrorCode, PabloError, resolveSection, type SectionResult } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
-import { Compile } from "typebox/compile";
 
 const RuleId = Type.String({
   pattern: "^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$",
@@ -112,20 +111,29 @@ export const DEFAULT_FS_OPTIONS: Readonly<ResolvedFsOptions> = Object.freeze({
 /** Components fs.write and fs.edit always refuse unless a grant lifts them. */
 export const ALWAYS_PROTECTED: readonly string[] = [".git", ".pablo"];
 
-const validator = Compile(FsOptionsSchema);
+/**
+ * Validates `[options.fs]` (absent means every default) with the kernel's `resolveSection` and fills
+ * its defaults. Never throws: a bad section comes back as located errors for the host to show.
+ */
+export function parseFsOptions(section: unknown): SectionResult<ResolvedFsOptions> {
+  const checked = resolveSection(FsOptionsSchema, section);
+  if (!checked.ok) return checked;
+  const defined = Object.fromEntries(
+    Object.entries(checked.value).filter(([, value]) => value !== undefined),
+  );
+  return { ok: true, value: { ...DEFAULT_FS_OPTIONS, ...defined } };
+}
 
 /**
- * Validates a section and fills its defaults. Throws {@link PabloError} `INVALID_OPTIONS` naming
- * the first problem: a deployment with a bad `[options.fs]` section must not start.
+ * {@link parseFsOptions} for a host that has already validated the section (as the configuration
+ * loader does). Throws {@link PabloError} `INVALID_OPTIONS` naming the first problem otherwise: a
+ * section that skipped validation is a host fault, and a tool set must not start on it.
  */
 export function resolveFsOptions(section: FsOptions = {}): ResolvedFsOptions {
-  if (!validator.Check(section)) {
-    const first = [...validator.Errors(section)][0];
-    throw new PabloError(
-      "INVALID_OPTIONS",
-      `[options.fs] ${first?.instancePath || "/"} ${first?.message ?? "is invalid"}`,
-    );
-  }
-  const defined = Object.fromEntries(Object.entries(section).filter(([, value]) => value !== undefined));
-  return { ...DEFAULT_FS_OPTIONS, ...defined };
+  const parsed = parseFsOptions(section);
+  if (parsed.ok) return parsed.value;
+  const first = parsed.errors[0];
+  throw new PabloError(HostErrorCode.INVALID_OPTIONS, `[options.fs] ${first?.path} ${first?.message}`, {
+    errors: parsed.errors,
+  });
 }

@@ -81,6 +81,7 @@ describe("the kernel's error register", () => {
         "INVALID_POLICY",
         "CONTAINMENT_VIOLATION",
         "PROVIDER_FAILED",
+        "INVALID_OPTIONS",
         "CREDENTIAL_NOT_FOUND",
         "CREDENTIAL_SCOPE",
         "CREDENTIAL_UNAVAILABLE",

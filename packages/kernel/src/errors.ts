@@ -129,6 +129,11 @@ export const HostErrorCode = {
   CONTAINMENT_VIOLATION: "CONTAINMENT_VIOLATION",
   /** A tool provider's `tools()` threw; reported as a catalog diagnostic, never thrown. */
   PROVIDER_FAILED: "PROVIDER_FAILED",
+  /**
+   * A configuration section that `resolveSection` refuses reached an API that cannot return a
+   * result (a tool factory): the host skipped validating it. One code for every package's section.
+   */
+  INVALID_OPTIONS: "INVALID_OPTIONS",
 } as const;
 
 export type HostErrorCode = (typeof HostErrorCode)[keyof typeof HostErrorCode];
