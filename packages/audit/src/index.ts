@@ -4,4 +4,14 @@ export {
   type OpenAuditStoreOptions,
   openAuditStore,
 } from "./open-store.js";
+export {
+  type ReplayChange,
+  type ReplayChangeKind,
+  type ReplayedCall,
+  type ReplayReport,
+  type ReplayVerdict,
+  recordedVerdict,
+  replayRecords,
+  replayStore,
+} from "./replay.js";
 export { SqliteAuditStore } from "./sqlite-store.js";
