@@ -15,3 +15,4 @@ export {
   replayStore,
 } from "./replay.js";
 export { SqliteAuditStore } from "./sqlite-store.js";
+export { renderTimeline, serveTimeline, type TimelineOptions } from "./timeline.js";
