@@ -1,8 +1,18 @@
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { type AuditOptions, loadDeploymentFile } from "@pablo/config";
 import { defaultAuditPath } from "@pablo/kernel/node";
 import { type GlobalOptions, type ParsedCommand, parseCommand, UsageError } from "./args.js";
 import { terminalBroker } from "./broker.js";
+import { a2aServeCommand } from "./commands/a2a.js";
+import { acpCommand } from "./commands/acp.js";
+import {
+  type ActionSources,
+  actionsCheckCommand,
+  actionsKeygenCommand,
+  actionsListCommand,
+  actionsSignCommand,
+  actionsVerifyCommand,
+} from "./commands/actions.js";
 import { auditShowCommand } from "./commands/audit.js";
 import { callCommand, requireArgs } from "./commands/call.js";
 import { mcpServeCommand } from "./commands/mcp.js";
@@ -37,7 +47,12 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         io.stdout(USAGE);
         return command === undefined ? Exit.USAGE : Exit.OK;
       case "run": {
-        const parsed = parseCommand(rest, { model: { type: "string" }, record: { type: "string" } });
+        const parsed = parseCommand(rest, {
+          model: { type: "string" },
+          record: { type: "string" },
+          seed: { type: "string" },
+          "export-changes": { type: "string" },
+        });
         const prompt = parsed.positionals.join(" ").trim();
         if (!prompt && !parsed.help)
           throw new UsageError(
@@ -54,8 +69,11 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
               json: parsed.global.json,
               sink,
               ...(parsed.values["record"] ? { record: parsed.values["record"] as string } : {}),
+              ...(parsed.values["export-changes"]
+                ? { exportChanges: parsed.values["export-changes"] as string }
+                : {}),
             }),
-          { events: sink },
+          { events: sink, ...(parsed.values["seed"] ? { seed: parsed.values["seed"] as string } : {}) },
         );
       }
       case "tools": {
@@ -149,6 +167,51 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
           throw new UsageError("--http expects a port number");
         return await mcpServeCommand(io, parsed.global, { port });
       }
+      case "actions": {
+        const parsed = parseCommand(rest, {
+          key: { type: "string" },
+          trusted: { type: "string", multiple: true },
+        });
+        const [sub, ...targets] = parsed.positionals;
+        const json = parsed.global.json;
+        if (sub === "keygen" && targets.length === 1)
+          return actionsKeygenCommand(io, { prefix: targets[0] as string, json });
+        if (sub === "sign" && targets.length === 1) {
+          const key = parsed.values["key"] as string | undefined;
+          if (!key) throw new UsageError("pablo actions sign CATALOG needs --key FILE");
+          return actionsSignCommand(io, { catalog: targets[0] as string, key, json });
+        }
+        if (sub === "verify" || sub === "list" || sub === "check") {
+          const sources = actionSources(parsed, targets, io);
+          if (sub === "verify") return actionsVerifyCommand(io, sources);
+          if (sub === "list") return actionsListCommand(io, sources);
+          return await actionsCheckCommand(io, sources);
+        }
+        throw new UsageError(
+          "usage: pablo actions keygen PREFIX | sign CATALOG --key FILE | verify|list|check [CATALOG... --trusted FILE]",
+        );
+      }
+      case "acp": {
+        const parsed = parseCommand(rest, { model: { type: "string" } });
+        if (parsed.positionals.length > 0)
+          throw new UsageError(
+            "usage: pablo acp [--model PROVIDER:NAME] [--config FILE] [--bind NAME=DIR] [--permission MODE] [--allow-write]",
+          );
+        return await acpCommand(io, parsed);
+      }
+      case "a2a": {
+        const parsed = parseCommand(rest, { port: { type: "string" }, model: { type: "string" } });
+        if (parsed.positionals[0] !== "serve" || parsed.positionals.length > 1)
+          throw new UsageError("usage: pablo a2a serve [--port PORT] [--model PROVIDER:NAME]");
+        const port = Number(parsed.values["port"] ?? "0");
+        if (!Number.isInteger(port) || port < 0 || port > 65535)
+          throw new UsageError("--port expects a port number");
+        return await a2aServeCommand(io, parsed.global, {
+          port,
+          model: parsed.values["model"] as string | undefined,
+          json: parsed.global.json,
+        });
+      }
       case "plugin": {
         const parsed = parseCommand(rest, { dir: { type: "string" }, out: { type: "string" } });
         const [sub, target, extra] = parsed.positionals;
@@ -199,6 +262,35 @@ function refuseConfig(parsed: ParsedCommand, command: string): void {
   }
 }
 
+/**
+ * The catalogs and trusted keys `pablo actions verify|list|check` read: the ones named on the
+ * command line, else the deployment's `[options.actions]` (paths relative to its file).
+ */
+function actionSources(parsed: ParsedCommand, catalogs: readonly string[], io: Io): ActionSources {
+  const trusted = (parsed.values["trusted"] as string[] | undefined) ?? [];
+  const json = parsed.global.json;
+  if (catalogs.length > 0) return { catalogs, trusted, json };
+  if (!parsed.global.config) {
+    throw new UsageError(
+      "pablo actions: name CATALOG files (with --trusted FILE), or --config with [options.actions]",
+    );
+  }
+  const file = resolve(io.cwd, parsed.global.config);
+  const { bindings } = resolveBindings(parsed.global, io.cwd);
+  const loaded = loadDeploymentFile(file, { sections: distributionSections(), bindings });
+  if (!loaded.ok) throw new ConfigFailure(loaded.errors);
+  const section = loaded.value.options["actions"] as
+    | { catalogs: string[]; trusted_keys: string[] }
+    | undefined;
+  if (!section) throw new UsageError(`${file} has no [options.actions]`);
+  const base = dirname(file);
+  return {
+    catalogs: section.catalogs.map((c) => resolve(base, c)),
+    trusted: [...trusted, ...section.trusted_keys.map((k) => resolve(base, k))],
+    json,
+  };
+}
+
 /** The audit file a deployment names (`[options.audit] path`), else the default one. */
 function configuredAuditPath(global: GlobalOptions, io: Io): string {
   if (!global.config) return defaultAuditPath(io.env);
@@ -215,7 +307,7 @@ async function withTask(
   io: Io,
   parsed: ParsedCommand,
   body: (task: TaskEnvironment) => number | Promise<number>,
-  hooks: Pick<TaskHooks, "events"> = {},
+  hooks: Pick<TaskHooks, "events" | "seed"> = {},
 ): Promise<number> {
   if (parsed.help) {
     io.stdout(USAGE);

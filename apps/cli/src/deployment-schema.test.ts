@@ -21,6 +21,7 @@ describe("the shipped deployment.schema.json", () => {
     expect(Object.keys(schema.properties.options.properties).sort()).toEqual(
       [
         "a2a",
+        "actions",
         "agent",
         "audit",
         "browser",
@@ -32,6 +33,7 @@ describe("the shipped deployment.schema.json", () => {
         "permission",
         "plugins",
         "policy",
+        "sandbox",
         "shell",
         "skills",
       ].sort(),

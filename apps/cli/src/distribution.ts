@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type A2aOptions, a2aCredentialReferences } from "@pablo/a2a";
 import {
   type AuditOptions,
   type ConfigError,
@@ -40,6 +41,7 @@ import { defaultAuditPath, JsonlAuditSink, stateDirectory } from "@pablo/kernel/
 import type { GlobalOptions } from "./args.js";
 import { ConfigFailure } from "./config-failure.js";
 import { distributionSections, openProviders, sectionLayers, type TaskSkills } from "./providers.js";
+import type { SandboxPlan } from "./sandbox.js";
 import { claimSession, sweepStorage, type TaskStorage, taskStorage } from "./storage.js";
 
 export { ConfigFailure } from "./config-failure.js";
@@ -65,6 +67,8 @@ export interface TaskEnvironment {
   readonly skills: TaskSkills | undefined;
   /** The session's scratch directory: absolute, outside the workspace, made on first write. */
   readonly scratchDir: string;
+  /** What `[options.sandbox]` made of this task: the containment in force, a virtual fs's changes. */
+  readonly sandbox: SandboxPlan;
   close(): Promise<void>;
 }
 
@@ -73,6 +77,8 @@ export interface TaskHooks {
   readonly events?: EventSink;
   readonly env?: NodeJS.ProcessEnv;
   readonly cwd?: string;
+  /** `pablo run --seed DIR`: the directory a virtual sandbox starts from. */
+  readonly seed?: string;
   /** Cancels admission (slow MCP servers) and closes the task's servers. */
   readonly signal?: AbortSignal;
 }
@@ -112,7 +118,12 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
     credentials,
     bindings,
     layers,
+    permission: effectivePermission(
+      deployment.options["permission"] as PermissionOptions | undefined,
+      global.permission,
+    ),
     ...(hooks.signal ? { signal: hooks.signal } : {}),
+    ...(hooks.seed ? { seed: resolve(cwd, hooks.seed) } : {}),
   }).catch((error: unknown) => {
     release();
     throw error;
@@ -173,6 +184,7 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
     providers: providers.providers,
     skills: providers.skills,
     scratchDir: providers.scratchDir,
+    sandbox: providers.sandbox,
     close: async () => {
       await Promise.all(providers.providers.map((p) => p.close?.()));
       await providers.close();
@@ -292,19 +304,7 @@ function credentialReferences(deployment: Deployment): CredentialReference[] {
       });
     }
   }
-  const a2a = deployment.options["a2a"] as
-    | { remotes?: Record<string, { endpoint: string; bearer?: string }> }
-    | undefined;
-  for (const [name, remote] of Object.entries(a2a?.remotes ?? {})) {
-    if (remote.bearer) {
-      refs.push({
-        credential: remote.bearer,
-        consumer: "a2a.bearer",
-        destination: remote.endpoint,
-        keyPath: `options.a2a.remotes.${name}.bearer`,
-      });
-    }
-  }
+  refs.push(...a2aCredentialReferences(deployment.options["a2a"] as A2aOptions | undefined));
   return refs;
 }
 

@@ -1,4 +1,5 @@
 import { dirname } from "node:path";
+import { type A2aOptions, A2aOptionsSchema } from "@pablo/a2a";
 import { type AgentDeploymentOptions, AgentOptionsSchema, agentProviderFromOptions } from "@pablo/agent";
 import {
   type BrowserOptions,
@@ -15,6 +16,7 @@ import {
   type CatalogDiagnostic,
   type CredentialResolver,
   PabloError,
+  type PermissionMode,
   type ToolDefinition,
   type ToolProvider,
 } from "@pablo/kernel";
@@ -24,6 +26,8 @@ import {
   commandRulesLayer,
   createShellTool,
   DEFAULT_SHELL_OPTIONS,
+  type SandboxOptions,
+  SandboxOptionsSchema,
   type ShellOptions,
   ShellOptionsSchema,
 } from "@pablo/shell";
@@ -31,8 +35,11 @@ import { SkillsOptionsSchema } from "@pablo/skills";
 import Type, { type TSchema } from "typebox";
 import { ConfigFailure } from "./config-failure.js";
 import { disabledToolLayer } from "./layers.js";
+import { openA2a } from "./provider-a2a.js";
+import { ActionsOptionsSchema, openActions } from "./provider-actions.js";
 import { openMcp } from "./provider-mcp.js";
 import { openSkills, type TaskSkills } from "./provider-skills.js";
+import { planSandbox, type SandboxPlan } from "./sandbox.js";
 import { sessionReviewStore, type TaskStorage } from "./storage.js";
 
 export { AdmissionFailure } from "./admission.js";
@@ -43,9 +50,12 @@ export function distributionSections(): Record<string, TSchema> {
   return {
     fs: FsOptionsSchema,
     shell: ShellOptionsSchema,
+    sandbox: SandboxOptionsSchema,
     browser: BrowserOptionsSchema,
     skills: SkillsOptionsSchema,
     mcp: McpOptionsSchema,
+    a2a: A2aOptionsSchema,
+    actions: ActionsOptionsSchema,
     agent: AgentOptionsSchema,
     plugins: Type.Record(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" }), PluginEntryOptionsSchema, {
       description: "[options.plugins.NAME]: the plugins this distribution loads; nothing else is scanned.",
@@ -75,6 +85,10 @@ export interface ProviderContext {
   /** The task's layers: MCP servers they deny are never started. */
   readonly layers: readonly AuthorityLayer[];
   readonly signal?: AbortSignal;
+  /** `pablo run --seed DIR`: what a virtual sandbox starts from. */
+  readonly seed?: string;
+  /** The session's permission mode: bubblewrap mounts the workspace read-only under `read-only`. */
+  readonly permission?: PermissionMode;
 }
 
 /** The providers of one task, each fresh for it, and the layers they add. */
@@ -85,6 +99,8 @@ export interface OpenedProviders {
   readonly skills: TaskSkills | undefined;
   /** The session's scratch directory (created on first write), advertised to the model. */
   readonly scratchDir: string;
+  /** The task's `[options.sandbox]`: what attached, the containment in force, a virtual fs's changes. */
+  readonly sandbox: SandboxPlan;
   close(): Promise<void>;
 }
 
@@ -97,26 +113,49 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
   const { deployment } = context;
   const fsOptions = deployment.options["fs"] as Partial<FsOptions> | undefined;
   const scratch = createScratchRoot(context.storage.dataDir, context.sessionId);
-  const fsTools = await createFsTools({
-    workspace: context.workspace,
-    scratch,
-    reviews: sessionReviewStore(context.storage, context.sessionId),
-    ...(fsOptions ? { options: fsOptions } : {}),
-  });
-  const shell = configured(deployment, "options.shell", () =>
-    createShellTool({
+  const sandboxOptions = deployment.options["sandbox"] as SandboxOptions | undefined;
+  const sandbox = configured(deployment, "options.sandbox", () =>
+    planSandbox(sandboxOptions, {
       workspace: context.workspace,
-      options: withShellDeadline(
-        deployment.options["shell"] as ShellOptions | undefined,
-        deployment.options["limits"] as LimitsOptions | undefined,
-      ),
-      scratchDir: scratch.path,
+      ...(context.seed ? { seed: context.seed } : {}),
     }),
   );
-  const authorTools = createPluginAuthorTools({ workspace: context.workspace, scratch: scratch.path });
-  const browser = openBrowser(deployment, context.workspace, scratch.path);
-  const builtIn: ToolDefinition[] = [...fsTools, shell, ...authorTools, ...browser.tools];
+  // A virtual sandbox keeps every read and write in memory: no scratch, no review snapshots, and
+  // none of the tools that would touch the disk (the shell, the plugin author tools, the browser).
+  const onDisk = sandbox.io === undefined;
+  const fsTools = await createFsTools({
+    workspace: context.workspace,
+    ...(onDisk
+      ? { scratch, reviews: sessionReviewStore(context.storage, context.sessionId) }
+      : { io: sandbox.io }),
+    ...(fsOptions ? { options: fsOptions } : {}),
+  });
+  const shell = sandbox.attachShell
+    ? [
+        configured(deployment, "options.shell", () =>
+          createShellTool({
+            workspace: context.workspace,
+            options: withShellDeadline(
+              deployment.options["shell"] as ShellOptions | undefined,
+              deployment.options["limits"] as LimitsOptions | undefined,
+            ),
+            scratchDir: scratch.path,
+            ...(sandboxOptions ? { sandbox: sandboxOptions } : {}),
+            ...(context.permission ? { permission: context.permission } : {}),
+          }),
+        ),
+      ]
+    : [];
+  const authorTools = onDisk
+    ? createPluginAuthorTools({ workspace: context.workspace, scratch: scratch.path })
+    : [];
+  const browser = onDisk
+    ? openBrowser(deployment, context.workspace, scratch.path)
+    : { tools: [], diagnostics: [] };
+  const builtIn: ToolDefinition[] = [...fsTools, ...shell, ...authorTools, ...browser.tools];
+  const actions = openActions(deployment.options["actions"], deployment.file);
   const mcp = await openMcp(deployment.options["mcp"] as McpOptions | undefined, context);
+  const a2a = await openA2a(deployment.options["a2a"] as A2aOptions | undefined, context);
   const plugins = await loadPlugins(pluginEntries(deployment), {
     resolveFrom: dirname(deployment.file),
     reserved: builtIn,
@@ -129,6 +168,7 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
   const agent = agentProviderFromOptions(
     deployment.options["agent"] as AgentDeploymentOptions | undefined,
     context.workspace,
+    { handoff: a2a.handoff },
   );
   // Delegate tool names a definition cannot have are dropped (seed 001 10.2): say which, where.
   const agentDiagnostics = agent.diagnostics.map((d) => ({
@@ -148,16 +188,20 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
   return {
     providers: [
       { id: "fs", tools: () => fsTools },
-      { id: "shell", tools: () => [shell] },
+      ...(shell.length > 0 ? [{ id: "shell", tools: () => shell }] : []),
       { id: "plugin-author", tools: () => authorTools },
       ...(browser.tools.length > 0 ? [{ id: "browser", tools: () => browser.tools }] : []),
       ...mcp.providers,
+      ...actions.providers,
+      ...a2a.providers,
       ...(plugins.tools.length > 0 ? [{ id: "plugins", tools: () => plugins.tools }] : []),
       ...skills.providers,
       agent,
     ],
     diagnostics: () => [
       ...mcp.diagnostics(),
+      ...actions.diagnostics,
+      ...a2a.diagnostics(),
       ...pluginDiagnostics,
       ...skills.diagnostics,
       ...agentDiagnostics,
@@ -166,6 +210,7 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
     layers: skills.layers,
     skills: skills.skills,
     scratchDir: scratch.path,
+    sandbox,
     close: async () => {
       await mcp.close();
       scratch.remove();

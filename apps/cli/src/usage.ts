@@ -1,8 +1,10 @@
 export const USAGE = `pablo: governed tool execution for LLM agents
 
 usage:
-  pablo run "TASK" [--model PROVIDER:NAME] [--record FILE]
-                                                one agent task over the governed catalog
+  pablo run "TASK" [--model PROVIDER:NAME] [--record FILE] [--seed DIR] [--export-changes DIR]
+                                                one agent task over the governed catalog (--seed: a
+                                                virtual sandbox's starting files; --export-changes:
+                                                write what it changed)
   pablo tools [--explain] [--json]              the effective catalog, and why tools are excluded
   pablo tools --delegate NAME                   a Task delegate's effective authority
   pablo call TOOL --args JSON [--dry-run] [--json]
@@ -13,6 +15,11 @@ usage:
   pablo review list | pablo review rollback ID  review snapshots of file changes, and rollback
   pablo skills list | show NAME | check DIR     Agent Skills in the configured roots; validate a skill
   pablo mcp serve [--http PORT]                 the governed catalog as an MCP server (stdio or 127.0.0.1)
+  pablo acp [--model PROVIDER:NAME]             an Agent Client Protocol agent over stdio, for editors
+  pablo a2a serve [--port PORT] [--model PROVIDER:NAME]
+                                                this agent as an A2A 1.0 server on 127.0.0.1
+  pablo actions keygen PREFIX | sign CATALOG --key FILE | verify|list|check [CATALOG... --trusted FILE]
+                                                signed action catalogs (seed 004)
   pablo plugin scaffold NAME | check DIR | pack DIR
                                                 write, validate and package a plugin
 

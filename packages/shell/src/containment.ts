@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, readlinkSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readlinkSync } from "node:fs";
 import { PabloError } from "@pablo/kernel";
 import { ShellOptionsErrorCode } from "./errors.js";
 import { closeInheritedDescriptors, inheritedDescriptors } from "./inherited-fds.js";
@@ -136,6 +136,9 @@ function bubblewrapContainment(options: ResolvedSandboxOptions): Containment {
     summary: `each command runs under ${bwrap}: system directories read-only, private /tmp, no home directory, ${options.net ? "the host network" : "no network"}`,
     namespaced: true,
     wrap: (launch, site) => {
+      // The scratch directory is made on first use (seed 001 4b); a command is a use, and
+      // bubblewrap can only bind a directory that exists.
+      if (site.scratchDir) mkdirSync(site.scratchDir, { recursive: true, mode: 0o700 });
       const inner = closeInheritedDescriptors(launch, inheritedDescriptors());
       return { executable: bwrap, args: [...bubblewrapArgs(options, site), inner.executable, ...inner.args] };
     },

@@ -2,6 +2,7 @@ import { checkPolicy } from "@pablo/config";
 import type { TaskEnvironment } from "../distribution.js";
 import { Exit } from "../exit-codes.js";
 import { type Io, printJson } from "../output.js";
+import { a2aPolicyFindings } from "../provider-a2a.js";
 
 /** `pablo policy check [--json]`: lints the configuration; exits 1 when it finds anything. */
 export function policyCheckCommand(
@@ -9,13 +10,21 @@ export function policyCheckCommand(
   task: TaskEnvironment,
   options: { json: boolean; launchers: { path: string; where: string }[] },
 ): number {
-  const findings = checkPolicy({
-    layers: task.layers,
-    catalog: task.catalog,
-    credentials: task.deployment.credentials,
-    references: task.references,
-    launchers: options.launchers,
-  });
+  const findings = [
+    ...checkPolicy({
+      layers: task.layers,
+      catalog: task.catalog,
+      credentials: task.deployment.credentials,
+      references: task.references,
+      launchers: options.launchers,
+    }),
+    ...a2aPolicyFindings(task.deployment).map((f) => ({
+      kind: f.kind,
+      layer: "options.a2a",
+      rule: f.where,
+      message: f.message,
+    })),
+  ];
   // What the configuration names but the task left out (delegate tools no definition can have,
   // servers and plugins that did not load) is a finding too: it is a mistake in the file.
   const leftOut = task.diagnostics
@@ -27,9 +36,21 @@ export function policyCheckCommand(
       code: d.code,
       message: d.message,
     }));
-  if (options.json) printJson(io, { findings, leftOut });
-  else if (findings.length === 0 && leftOut.length === 0) io.stdout("policy check: no findings\n");
+  // A risk the deployment accepted on purpose (allow_interpreter) is said, but is no mistake.
+  const warnings = task.diagnostics
+    .filter((d) => WARNINGS.has(d.code))
+    .map((d) => ({
+      source: d.source,
+      ...(d.tool ? { tool: d.tool } : {}),
+      code: d.code,
+      message: d.message,
+    }));
+  if (options.json) printJson(io, { findings, leftOut, warnings });
   else {
+    for (const w of warnings) {
+      io.stdout(`warning: ${w.source}${w.tool ? `/${w.tool}` : ""}: ${w.message} [${w.code}]\n`);
+    }
+    if (findings.length === 0 && leftOut.length === 0) io.stdout("policy check: no findings\n");
     for (const f of findings) io.stdout(`${f.kind}: ${f.layer}/${f.rule}: ${f.message}\n`);
     for (const d of leftOut) {
       io.stdout(`left out: ${d.source}${d.tool ? `/${d.tool}` : ""}: ${d.message} [${d.code}]\n`);
@@ -39,7 +60,10 @@ export function policyCheckCommand(
 }
 
 /** Notes about the host rather than the configuration (no browser installed): not findings. */
-const INFORMATIONAL: ReadonlySet<string> = new Set(["BROWSER_UNAVAILABLE"]);
+const INFORMATIONAL: ReadonlySet<string> = new Set(["BROWSER_UNAVAILABLE", "INTERPRETER_ALLOWED"]);
+
+/** Diagnostics policy check prints as warnings without failing. */
+const WARNINGS: ReadonlySet<string> = new Set(["INTERPRETER_ALLOWED"]);
 
 /** Launchers the configuration names outside rules: MCP stdio commands. */
 export function configuredLaunchers(task: TaskEnvironment): { path: string; where: string }[] {

@@ -1,4 +1,5 @@
 import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import {
   Agent,
@@ -17,6 +18,7 @@ import { formatSkillContext } from "@pablo/skills";
 import type { TaskEnvironment } from "../distribution.js";
 import { Exit } from "../exit-codes.js";
 import type { Io } from "../output.js";
+import { exportChanges, sandboxChanges } from "../sandbox.js";
 
 export interface RunCommandOptions {
   readonly prompt: string;
@@ -27,6 +29,8 @@ export interface RunCommandOptions {
   readonly record?: string;
   /** The sink `createRunSink` made and the task's kernel emits to; made here when absent. */
   readonly sink?: RunRenderer;
+  /** `--export-changes DIR`: write what a virtual sandbox changed into DIR. */
+  readonly exportChanges?: string;
   /** Asks asktool's questions; the terminal by default when there is one. */
   readonly questions?: QuestionPort;
 }
@@ -83,6 +87,7 @@ export async function runCommand(io: Io, task: TaskEnvironment, options: RunComm
   sink.finish(result, model.id, code);
   if (recorder && options.record)
     writeFileSync(options.record, `${JSON.stringify(recorder.transcript(), null, 2)}\n`);
+  reportSandboxChanges(io, task, options.exportChanges);
   return code;
 }
 
@@ -98,6 +103,23 @@ export function taskInstructions(task: TaskEnvironment, deploymentInstructions: 
   ]
     .filter((s) => s.trim() !== "")
     .join("\n\n");
+}
+
+/**
+ * A virtual sandbox's changes exist only in memory: list them on stderr (`added|modified|deleted
+ * PATH`) and, with `--export-changes DIR`, write them there. Nothing for a sandbox on disk.
+ */
+function reportSandboxChanges(io: Io, task: TaskEnvironment, exportDir: string | undefined): void {
+  if (!task.sandbox.memory) {
+    if (exportDir) io.stderr('pablo: --export-changes needs [options.sandbox] kind = "virtual" [USAGE]\n');
+    return;
+  }
+  const changes = exportDir
+    ? exportChanges(task.sandbox, resolve(io.cwd, exportDir))
+    : sandboxChanges(task.sandbox);
+  io.stderr(`sandbox changes${exportDir ? ` (written to ${exportDir})` : ""}:\n`);
+  if (changes.length === 0) io.stderr("  none\n");
+  for (const change of changes) io.stderr(`  ${change.kind} ${change.path}\n`);
 }
 
 /** The CLI contract's exit code for how a run ended. */

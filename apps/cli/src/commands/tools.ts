@@ -3,6 +3,7 @@ import { isDeferred } from "@pablo/kernel";
 import type { TaskEnvironment } from "../distribution.js";
 import { Exit } from "../exit-codes.js";
 import { type Io, printJson, table } from "../output.js";
+import { explainRemotes, remoteStatuses } from "../provider-a2a.js";
 
 /** `pablo tools [--explain] [--json]`: the effective catalog, and with --explain why each excluded tool is out. */
 export function toolsCommand(
@@ -36,9 +37,11 @@ export function toolsCommand(
               reason: decision.reason,
             })),
             diagnostics: task.diagnostics,
+            remotes: remoteStatuses(task.providers),
             layers: task.layers.map((l) => l.id),
             mode: task.session.mode,
             permission: task.session.permission.mode,
+            sandbox: { kind: task.sandbox.options.kind, explain: task.sandbox.explain },
             ...(task.permissionRaised ? { permissionRaised: task.permissionRaised } : {}),
           }
         : {}),
@@ -62,12 +65,14 @@ export function toolsCommand(
       `\nmode ${task.session.mode}; permission ${task.session.permission.mode}; layers, outermost first: ${task.layers.map((l) => l.id).join(", ")}\n`,
     );
     if (task.permissionRaised) io.stdout(`permission: ${task.permissionRaised}\n`);
+    io.stdout(`${task.sandbox.explain}\n`);
     if (excluded.length > 0) {
       io.stdout("\nexcluded:\n");
       for (const { entry, decision } of excluded) {
         io.stdout(`  ${entry.name}  denied by ${decision.layer}/${decision.rule}: ${decision.reason}\n`);
       }
     }
+    for (const line of explainRemotes(task.providers)) io.stdout(`\nremote ${line}\n`);
     for (const diagnostic of task.diagnostics) {
       io.stdout(
         `\nleft out: ${diagnostic.source}${diagnostic.tool ? `/${diagnostic.tool}` : ""}: ${diagnostic.message} [${diagnostic.code}]\n`,
