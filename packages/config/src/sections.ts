@@ -101,7 +101,19 @@ export const PolicyOptionsSchema = Type.Object(
 export const AuditOptionsSchema = Type.Object(
   {
     path: Type.Optional(
-      Type.String({ description: "Absolute path or binding reference of the JSONL audit file." }),
+      Type.String({ description: "Absolute path or binding reference of the audit file (JSONL or SQLite)." }),
+    ),
+    store: Type.Optional(
+      Type.Union([Type.Literal("jsonl"), Type.Literal("sqlite")], {
+        description:
+          "Where records are kept: a JSONL file (default) or a SQLite database; both hash-chained.",
+      }),
+    ),
+    accesses: Type.Optional(
+      Type.Union([Type.Literal("redacted"), Type.Literal("none")], {
+        description:
+          "Keep each call's declared paths, commands and URLs (secrets redacted) for what-if replay, or none.",
+      }),
     ),
     capture_content: Type.Optional(
       Type.Boolean({ description: "Let native events carry arguments and results." }),
