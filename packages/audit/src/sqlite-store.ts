@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import {
   type AuditFilter,
@@ -10,9 +11,10 @@ import {
   chainRecord,
   type LogEntry,
   type StoredAuditRecord,
+  PabloError,
   verifyChain,
 } from "@pablo/kernel";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 
 /**
  * The audit log as one SQLite table in WAL mode, hash-chained like the JSONL file. Each append is
@@ -36,7 +38,7 @@ export class SqliteAuditStore implements AuditStore {
     this.path = path;
     this.options = options;
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    this.#db = new Database(path, { timeout: 10_000 });
+    this.#db = openDatabase(path);
     this.#db.pragma("journal_mode = WAL");
     // WAL with NORMAL survives a killed process; FULL also survives a power cut.
     this.#db.pragma(`synchronous = ${options.durable ? "FULL" : "NORMAL"}`);
@@ -171,4 +173,28 @@ function whereClause(filter: AuditFilter): { where: string; params: Record<strin
 function withoutAccesses(record: AuditRecord): AuditRecord {
   const { accesses: _accesses, ...rest } = record;
   return rest;
+}
+
+/** Code of a host where better-sqlite3 (an optional, natively built dependency) is not usable. */
+export const SQLITE_UNAVAILABLE = "SQLITE_UNAVAILABLE";
+
+/**
+ * better-sqlite3 is an optional dependency: it builds natively at install, which needs a compiler
+ * and Node's headers. Loaded here, on first use, so a host without it still runs everything else
+ * and a deployment that asks for `store = "sqlite"` gets one clear, coded error.
+ */
+function openDatabase(path: string): Database.Database {
+  try {
+    const Sqlite = createRequire(import.meta.url)("better-sqlite3") as typeof Database;
+    return new Sqlite(path, { timeout: 10_000 });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    if (/bindings file|Cannot find module 'better-sqlite3'|NODE_MODULE_VERSION/.test(reason ?? "")) {
+      throw new PabloError(
+        SQLITE_UNAVAILABLE,
+        `[options.audit] store = "sqlite" needs better-sqlite3, which is not built on this host (${reason}); install a C++ compiler and reinstall, or use store = "jsonl"`,
+      );
+    }
+    throw error;
+  }
 }
