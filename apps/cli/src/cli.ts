@@ -14,6 +14,7 @@ import {
   actionsVerifyCommand,
 } from "./commands/actions.js";
 import { auditShowCommand } from "./commands/audit.js";
+import { auditCommand } from "./commands/audit-commands.js";
 import { callCommand, requireArgs } from "./commands/call.js";
 import { mcpServeCommand } from "./commands/mcp.js";
 import { pluginCheckCommand, pluginPackCommand, pluginScaffoldCommand } from "./commands/plugin.js";
@@ -110,6 +111,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         );
       }
       case "audit": {
+        if (rest[0] !== "show") return await auditCommand(rest, io);
         const parsed = parseCommand(rest, {
           file: { type: "string" },
           session: { type: "string" },

@@ -3,6 +3,7 @@ import { realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type A2aOptions, a2aCredentialReferences } from "@pablo/a2a";
+import { defaultStorePath, openAuditStore } from "@pablo/audit";
 import {
   type AuditOptions,
   type ConfigError,
@@ -32,12 +33,13 @@ import {
   type EventSink,
   type Kernel,
   type OperatingMode,
+  PabloError,
   type PermissionBroker,
   type PermissionMode,
   type Session,
   type ToolProvider,
 } from "@pablo/kernel";
-import { defaultAuditPath, JsonlAuditSink, stateDirectory } from "@pablo/kernel/node";
+import { stateDirectory } from "@pablo/kernel/node";
 import type { GlobalOptions } from "./args.js";
 import { ConfigFailure } from "./config-failure.js";
 import { distributionSections, openProviders, sectionLayers, type TaskSkills } from "./providers.js";
@@ -104,7 +106,8 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
 
   const stateDir = stateDirectory(env);
   const auditOptions = deployment.options["audit"] as AuditOptions | undefined;
-  const auditPath = auditOptions?.path ?? defaultAuditPath(env);
+  const auditKind = auditOptions?.store ?? "jsonl";
+  const auditPath = auditOptions?.path ?? defaultStorePath(auditKind, env);
   const storage = taskStorage({ stateDir, workspace, auditPath });
   const layers = [storage.layer, ...buildLayers(deployment, global, cwd)];
   const sessionId = randomUUID();
@@ -140,7 +143,13 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
     throw new ConfigFailure(grantErrors);
   }
 
-  const audit = new JsonlAuditSink(auditPath);
+  const audit = configuredStore(deployment.file, () =>
+    openAuditStore({
+      kind: auditKind,
+      path: auditPath,
+      ...(auditOptions?.accesses ? { accesses: auditOptions.accesses } : {}),
+    }),
+  );
   const kernel = createKernel({
     audit,
     limits: limitsFrom(deployment.options["limits"] as LimitsOptions | undefined),
@@ -188,7 +197,7 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
     close: async () => {
       await Promise.all(providers.providers.map((p) => p.close?.()));
       await providers.close();
-      audit.close();
+      await audit.close();
       release();
     },
   };
@@ -347,4 +356,22 @@ function unknownGrants(grants: readonly string[], catalog: Catalog, file: string
       message: `unknown grant${unknown.length > 1 ? "s" : ""} ${unknown.map((g) => JSON.stringify(g)).join(", ")}; the grants this catalog knows are ${[...known].sort().join(", ")}`,
     },
   ];
+}
+
+/** A store the deployment asked for that this host cannot open (no SQLite here) is exit 2. */
+function configuredStore<T>(file: string, open: () => T): T {
+  try {
+    return open();
+  } catch (error) {
+    if (!(error instanceof PabloError)) throw error;
+    throw new ConfigFailure([
+      {
+        code: ConfigErrorCode.INVALID_VALUE,
+        file,
+        line: 0,
+        keyPath: "options.audit.store",
+        message: `${error.code}: ${error.message}`,
+      },
+    ]);
+  }
 }

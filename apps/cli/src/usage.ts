@@ -12,6 +12,11 @@ usage:
   pablo policy check [--json]                   lint the configuration
   pablo audit show [--file F] [--session ID] [--last N] [--json]
                                                 the audit log as a timeline
+  pablo audit verify [--file F] [--json]        walk the audit hash chain; exit 1 naming the first bad record
+  pablo audit replay --policy F | --config F [--session ID] [--since T] [--json]
+                                                what a new policy would have decided about recorded calls
+  pablo audit view [--session ID] [--port N] [--out FILE]
+                                                the timeline page (127.0.0.1, or a static file)
   pablo review list | pablo review rollback ID  review snapshots of file changes, and rollback
   pablo skills list | show NAME | check DIR     Agent Skills in the configured roots; validate a skill
   pablo mcp serve [--http PORT]                 the governed catalog as an MCP server (stdio or 127.0.0.1)

@@ -22,6 +22,12 @@ const COMMANDS: ReadonlyArray<{ name: string; bad: string[]; config: string[]; r
   { name: "skills show", bad: ["skills", "show"], config: ["skills", "show", "team/x"] },
   { name: "skills check", bad: ["skills", "check"], config: ["skills", "check", "."], readsConfig: false },
   { name: "mcp serve", bad: ["mcp", "serve", "--http", "port"], config: ["mcp", "serve"] },
+  { name: "audit verify", bad: ["audit", "verify", "--frobnicate"], config: ["audit", "verify"] },
+  { name: "audit replay", bad: ["audit", "replay"], config: ["audit", "replay", "--policy", "none.json"] },
+  { name: "audit view", bad: ["audit", "view", "--port", "x"], config: ["audit", "view", "--out", "t.html"] },
+  { name: "acp", bad: ["acp", "extra"], config: ["acp"] },
+  { name: "a2a serve", bad: ["a2a", "serve", "--port", "x"], config: ["a2a", "serve"] },
+  { name: "actions", bad: ["actions", "frobnicate"], config: ["actions", "list"] },
   {
     name: "plugin scaffold",
     bad: ["plugin", "scaffold"],
