@@ -26,6 +26,11 @@ actions:
     risk: read
     exec: [/bin/sh, -c, "/usr/bin/sleep 47.5 & echo started"]
     allow_interpreter: true
+  - name: escapes
+    description: Starts a sleep that leaves the group and clears its environment, then exits.
+    risk: read
+    exec: [/bin/sh, -c, "env -i /usr/bin/setsid /usr/bin/sleep 46.5 >/dev/null 2>&1 & echo started"]
+    allow_interpreter: true
   - name: long
     description: Sleeps.
     risk: read
@@ -41,6 +46,13 @@ actions:
 `;
 
 describe("process lifecycle", () => {
+  it("ends an escapee that left the group and cleared the run marker (the PID namespace ends it)", async () => {
+    const { action } = loadSigned(CATALOG);
+    const result = await callAction(action("escapes"), {});
+    expect(result).toMatchObject({ ok: true, data: { steps: [{ stdout: "started\n" }] } });
+    await expect.poll(() => processesWith("sleep 46.5"), { timeout: 5_000 }).toEqual([]);
+  });
+
   it("ends a background child the action left behind before the call returns", async () => {
     const { action } = loadSigned(CATALOG);
     const result = await callAction(action("leaves_child"), {});
@@ -53,7 +65,8 @@ describe("process lifecycle", () => {
     const controller = new AbortController();
     const pending = callAction(action("long"), {}, controller.signal);
     await delay(200);
-    expect(processesWith("sleep 48.5")).toHaveLength(1);
+    // The sleep itself, and the namespace launcher that runs it (its command line names it too).
+    expect(processesWith("sleep 48.5").length).toBeGreaterThan(0);
     controller.abort();
     expect(await pending).toMatchObject({ ok: false, error: { code: "TOOL_CANCELLED" } });
     expect(processesWith("sleep 48.5")).toEqual([]);

@@ -3,20 +3,23 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
 import {
+  type Containment,
   cleanEnvironment,
   endProcesses,
+  localContainment,
   type ProcessControl,
   procProcessControl,
   RUN_MARKER_VARIABLE,
 } from "@pablo/shell";
 
 /*
- * LOCAL ADAPTER, to be replaced: @pablo/shell keeps its runner (`runProcess`, with PID-namespace
- * containment) internal. Until it exports a runner that takes an argument array and hands raw
- * output chunks to a sink, this file reuses what it does export (the clean environment, the run
- * marker, `/proc` process control and `endProcesses`) and keeps the lifecycle narrow: one process in its own
+ * The action's runner, over what @pablo/shell exports: its containment (a PID namespace where the
+ * host allows one, so no descendant outlives the run; descriptors beyond 0-2 closed), the clean
+ * environment, the run marker, `/proc` process control and `endProcesses`. One process in its own
  * session and group, stdin closed, no TTY, and on exit, timeout or cancellation every process of
- * the group or carrying the marker ended (SIGTERM, then SIGKILL) before the run settles.
+ * the group or carrying the marker ended (SIGTERM, then SIGKILL) before the run settles. (The
+ * shell's own runner captures head and tail; an action needs raw chunks for redaction, so it is
+ * not reused.)
  */
 
 export interface ProgramRun {
@@ -30,6 +33,8 @@ export interface ProgramRun {
   readonly deadline: number;
   readonly signal: AbortSignal;
   readonly control?: ProcessControl;
+  /** How the program is contained; the shell's local containment by default. */
+  readonly containment?: Containment;
 }
 
 export type ProgramEnd =
@@ -47,7 +52,11 @@ export interface ProgramOutcome {
   readonly stderrBytes: number;
   /** Processes that could not be ended within the cleanup allowance. */
   readonly survivors: number;
+  /** The containment in force, for the audit record. */
+  readonly containment: string;
 }
+
+let defaultContainment: Containment | undefined;
 
 const KILL_GRACE_MS = 500;
 const CLEANUP_MS = 3_000;
@@ -59,9 +68,15 @@ export async function runProgram(run: ProgramRun): Promise<ProgramOutcome> {
   const env = cleanEnvironment({ marker: markerValue });
   const stdout = new Bounded(run.maxScanBytes);
   const stderr = new Bounded(run.maxStderrBytes);
-  const [executable, ...args] = run.argv;
+  const [program, ...programArgs] = run.argv;
+  // The host's /proc stays mounted, so a program that reads /proc/self sees its host PID.
+  const containment = run.containment ?? (defaultContainment ??= localContainment({ privateProc: false }));
+  const launch = containment.wrap(
+    { executable: program ?? "", args: programArgs },
+    { cwd: run.cwd, workspaceWritable: true },
+  );
   const startedAt = performance.now();
-  const child = spawn(executable ?? "", args, {
+  const child = spawn(launch.executable, [...launch.args], {
     cwd: run.cwd,
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -80,6 +95,7 @@ export async function runProgram(run: ProgramRun): Promise<ProgramOutcome> {
       end: { kind: "spawn-failed", code, message: error.message },
       ...outputs(stdout, stderr),
       survivors: 0,
+      containment: containment.kind,
     };
   }
   child.on("error", () => undefined);
@@ -102,7 +118,12 @@ export async function runProgram(run: ProgramRun): Promise<ProgramOutcome> {
     child.stdout?.destroy();
     child.stderr?.destroy();
   }
-  return { end, ...outputs(stdout, stderr), survivors: drained ? survivors : Math.max(survivors, 1) };
+  return {
+    end,
+    ...outputs(stdout, stderr),
+    survivors: drained ? survivors : Math.max(survivors, 1),
+    containment: containment.kind,
+  };
 }
 
 function outputs(stdout: Bounded, stderr: Bounded) {
