@@ -58,6 +58,12 @@ export interface ProgramOutcome {
 
 let defaultContainment: Containment | undefined;
 
+/** The local containment, probed once per process. */
+function sharedContainment(): Containment {
+  if (!defaultContainment) defaultContainment = localContainment({ privateProc: false });
+  return defaultContainment;
+}
+
 const KILL_GRACE_MS = 500;
 const CLEANUP_MS = 3_000;
 
@@ -70,7 +76,7 @@ export async function runProgram(run: ProgramRun): Promise<ProgramOutcome> {
   const stderr = new Bounded(run.maxStderrBytes);
   const [program, ...programArgs] = run.argv;
   // The host's /proc stays mounted, so a program that reads /proc/self sees its host PID.
-  const containment = run.containment ?? (defaultContainment ??= localContainment({ privateProc: false }));
+  const containment = run.containment ?? sharedContainment();
   const launch = containment.wrap(
     { executable: program ?? "", args: programArgs },
     { cwd: run.cwd, workspaceWritable: true },
