@@ -57,6 +57,48 @@ describe("resolveSection", () => {
     });
   });
 
+  it("says what shape a key of a table of names must have", () => {
+    const Named = Type.Object(
+      {
+        roots: Type.Record(Type.String({ pattern: "^[a-z]+$" }), Type.String(), {
+          additionalProperties: false,
+          description: "Roots.",
+        }),
+      },
+      { additionalProperties: false },
+    );
+    expect(resolveSection(Named, { roots: { "a/b": "x" } })).toMatchObject({
+      ok: false,
+      errors: [
+        {
+          kind: "unknown-key",
+          path: "/roots/a~1b",
+          message: 'unknown key "a/b"; a key here must match ^[a-z]+$',
+        },
+      ],
+    });
+  });
+
+  it("tells a value that has one variant's type that variant's own problem", () => {
+    const Root = Type.Object(
+      {
+        root: Type.Union([
+          Type.String({ pattern: "^/" }),
+          Type.Object({ name: Type.String() }, { additionalProperties: false }),
+        ]),
+      },
+      { additionalProperties: false },
+    );
+    expect(resolveSection(Root, { root: "relative" })).toMatchObject({
+      ok: false,
+      errors: [{ kind: "invalid", path: "/root", message: 'must match pattern "^/"' }],
+    });
+    expect(resolveSection(Root, { root: 7 })).toMatchObject({
+      ok: false,
+      errors: [{ path: "/root", message: "must be a string or a table with name (got 7)" }],
+    });
+  });
+
   it("says which literal values are allowed and what was given", () => {
     const result = resolveSection(Section, { revisions: "trakced" });
     expect(result).toMatchObject({

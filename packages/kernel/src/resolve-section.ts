@@ -60,11 +60,21 @@ export function resolveSection<S extends TSchema>(
         });
       }
     } else {
+      const value = valueAt(raw, base);
+      const variant = /\/anyOf\/(\d+)$/.exec(issue.schemaPath)?.[1];
+      const fit = fittingVariant(schemaAt(schema, base), value);
+      // A value of one variant's type (a string where a path string or a table may stand) is told
+      // that variant's own problem (`must match pattern "^/"`), not the list of every variant.
+      if (
+        fit !== undefined &&
+        (issue.keyword === "anyOf" || (variant !== undefined && Number(variant) !== fit))
+      )
+        continue;
       push({
         kind: "invalid",
         path: pathToPointer(base),
         keys: base,
-        message: allowedHere(schema, base, valueAt(raw, base)) ?? issue.message,
+        message: (fit === undefined ? allowedHere(schema, base, value) : undefined) ?? issue.message,
       });
     }
     if (errors.length >= max) break;
@@ -110,7 +120,12 @@ function suggestion(schema: TSchema, path: readonly string[], key: string): stri
   const allowed = Object.keys((node as { properties?: Record<string, unknown> }).properties ?? {});
   const close = allowed.filter((k) => editDistance(k, key) <= 2);
   if (close.length > 0) return `; did you mean ${close.map((k) => JSON.stringify(k)).join(" or ")}?`;
-  return allowed.length > 0 && allowed.length <= 12 ? `; allowed here: ${allowed.join(", ")}` : "";
+  if (allowed.length > 0 && allowed.length <= 12) return `; allowed here: ${allowed.join(", ")}`;
+  // A table of names (a record): what is allowed is the shape of a key, not a list of keys.
+  const patterns = Object.keys(
+    (node as { patternProperties?: Record<string, unknown> }).patternProperties ?? {},
+  );
+  return patterns.length > 0 ? `; a key here must match ${patterns.join(" or ")}` : "";
 }
 
 /**
@@ -131,6 +146,19 @@ function allowedHere(schema: TSchema, path: readonly string[], value: unknown): 
   const variants = (node as { anyOf?: TSchema[] }).anyOf;
   if (variants) return `must be ${variants.map(describeSchema).join(" or ")}${got}`;
   return undefined;
+}
+
+/** The one non-literal variant of a union whose JSON type the value has, if exactly one has it. */
+function fittingVariant(node: TSchema | undefined, value: unknown): number | undefined {
+  const variants = (node as { anyOf?: Array<{ type?: unknown; const?: unknown }> } | undefined)?.anyOf;
+  if (!variants) return undefined;
+  const kind = Array.isArray(value) ? "array" : value === null ? "null" : typeof value;
+  const fits = variants.flatMap((v, i) => {
+    if ("const" in v) return [];
+    const type = v.type === "integer" ? "number" : v.type;
+    return type === kind ? [i] : [];
+  });
+  return fits.length === 1 ? fits[0] : undefined;
 }
 
 function literalChoices(node: TSchema): unknown[] | undefined {

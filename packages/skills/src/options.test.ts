@@ -64,8 +64,12 @@ describe("[options.skills]", () => {
       expect.stringMatching(/^\/activate\/0: must match pattern/),
     ]);
     expect(issues({ max_context_bytes: 0 })).toEqual(["/max_context_bytes: must be >= 1"]);
-    expect(issues({ restrict: true })).toEqual(["/: must not have additional properties (restrict)"]);
-    expect(issues({ roots: { "a/b": "/x" } })).toEqual(["/roots: must not have additional properties (a/b)"]);
+    expect(issues({ restrict: true })).toEqual([
+      '/restrict: unknown key "restrict"; allowed here: roots, activate, max_context_bytes, max_skill_bytes, restrict_to_allowed_tools, tool, oversize',
+    ]);
+    expect(issues({ roots: { "a/b": "/x" } })).toEqual([
+      '/roots/a~1b: unknown key "a/b"; a key here must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$',
+    ]);
     expect(issues({ roots: { team: "relative" } })[0]).toBe('/roots/team: must match pattern "^/"');
   });
 });

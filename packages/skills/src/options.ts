@@ -1,5 +1,5 @@
+import { resolveSection } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
-import { Compile } from "typebox/compile";
 import {
   DEFAULT_MAX_CONTEXT_BYTES,
   DEFAULT_MAX_SKILL_BYTES,
@@ -105,28 +105,18 @@ export interface ResolvedSkillsOptions {
   readonly oversize: SkillOversize;
 }
 
-const validator = Compile(SkillsOptionsSchema);
-
 /**
- * Validates `[options.skills]` (absent means all defaults), after the configuration loader
- * resolved its binding references, and fills in the defaults. Problems are returned as
- * `path: message` strings; a root that is still a binding reference is one.
+ * Validates `[options.skills]` (absent means all defaults) with the kernel's `resolveSection`, after
+ * the configuration loader resolved its binding references, and fills in the defaults. Never
+ * throws: problems are returned as `path: message` strings; a root that is still a binding
+ * reference is one.
  */
 export function resolveSkillsOptions(
   value: unknown,
 ): { ok: true; options: ResolvedSkillsOptions } | { ok: false; issues: string[] } {
-  const raw = value ?? {};
-  if (!validator.Check(raw)) {
-    const issues = [...validator.Errors(raw)]
-      .filter((e) => e.keyword !== "boolean")
-      .slice(0, 10)
-      .map((e) => {
-        const extra = (e.params as { additionalProperties?: unknown }).additionalProperties;
-        return `${e.instancePath || "/"}: ${e.message}${Array.isArray(extra) ? ` (${extra.join(", ")})` : ""}`;
-      });
-    return { ok: false, issues };
-  }
-  const options = raw as SkillsOptions;
+  const checked = resolveSection(SkillsOptionsSchema, value ?? undefined, { max: 10 });
+  if (!checked.ok) return { ok: false, issues: checked.errors.map((e) => `${e.path}: ${e.message}`) };
+  const options = checked.value;
   const roots: SkillRoot[] = [];
   const issues: string[] = [];
   for (const [name, value] of Object.entries(options.roots ?? {})) {
