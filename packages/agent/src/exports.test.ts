@@ -33,6 +33,7 @@ describe("the public surface", () => {
         "findAgentProvider",
         "loadReplay",
         "openDelegateSession",
+        "parseAgentOptions",
         "parseReplay",
         "recordingModel",
         "registerHandoffSource",

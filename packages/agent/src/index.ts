@@ -12,7 +12,7 @@ export {
   SubagentDefinitionSchema,
 } from "./children/subagents.js";
 export type { AgentOptions as AgentDeploymentOptions } from "./control/agent-options.js";
-export { AgentOptionsSchema } from "./control/agent-options.js";
+export { AgentOptionsSchema, parseAgentOptions } from "./control/agent-options.js";
 export type {
   AgentProviderOptions,
   AgentToolProvider,

@@ -1,3 +1,4 @@
+import { resolveSection, type SectionResult } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
 import { SUBAGENT_NAME_PATTERN, SubagentFieldsSchema } from "../children/subagents.js";
 
@@ -48,3 +49,11 @@ export const AgentOptionsSchema = Type.Object(
 );
 
 export type AgentOptions = Static<typeof AgentOptionsSchema>;
+
+/**
+ * Validates `[options.agent]` (absent means every default) with the kernel's `resolveSection`.
+ * Never throws: a bad section comes back as located errors that say what is allowed.
+ */
+export function parseAgentOptions(section: unknown): SectionResult<AgentOptions> {
+  return resolveSection(AgentOptionsSchema, section);
+}
