@@ -1,6 +1,6 @@
+import { createRedactor, REDACTED } from "@pablo/shell";
 import { describe, expect, it } from "vitest";
 import { applyFilters, filterProblem } from "./filters.js";
-import { createRedactor, REDACTED } from "./redact.js";
 import { callAction, loadSigned } from "./test-support/catalog-fixture.js";
 
 const SECRETS = [

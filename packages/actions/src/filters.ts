@@ -1,7 +1,7 @@
+import { MAX_PATTERN_LENGTH, patternProblem } from "@pablo/shell";
 import { RE2JS } from "re2js";
 import Type, { type TSchema } from "typebox";
 import type { FilterName } from "./catalog-schema.js";
-import { MAX_PATTERN_LENGTH, patternProblem } from "./redact.js";
 
 /** The filter inputs of one call; each is accepted only when the action declares it. */
 export interface FilterInput {

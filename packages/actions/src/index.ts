@@ -1,3 +1,5 @@
+export type { BuiltinRedaction, Redactor, RedactorOptions } from "@pablo/shell";
+export { createRedactor, MAX_PATTERN_LENGTH, REDACTED } from "@pablo/shell";
 export { actionInputSchema, actionTool } from "./action-tool.js";
 export type { ActionsOptions, ActionsProvider } from "./actions-provider.js";
 export { ActionsOptionsSchema, createActionsProvider } from "./actions-provider.js";
@@ -23,8 +25,6 @@ export type { ActionStep, LoadedAction } from "./loaded-action.js";
 export { ACTION_LIMITS } from "./loaded-action.js";
 export type { ProgramCheck } from "./program-check.js";
 export { checkProgram } from "./program-check.js";
-export type { BuiltinRedaction, Redactor, RedactorOptions } from "./redact.js";
-export { createRedactor, MAX_PATTERN_LENGTH, REDACTED } from "./redact.js";
 export { signCatalogText } from "./sign-catalog.js";
 export type { SignatureCheck, TrustedKey } from "./signing.js";
 export { generateSigningKey, keyIdOf, signAction, trustedKey, verifyAction } from "./signing.js";

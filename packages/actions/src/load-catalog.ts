@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { compileValidator } from "@pablo/kernel";
+import { createRedactor, patternProblem } from "@pablo/shell";
 import { parseDocument } from "yaml";
 import { templateNames, templateProblem } from "./arg-template.js";
 import { BUILTINS } from "./builtins/registry.js";
@@ -10,7 +11,6 @@ import type { ActionsErrorCode } from "./errors.js";
 import { ACTION_LIMITS, type ActionScript, type ActionStep, type LoadedAction } from "./loaded-action.js";
 import { paramSpecProblem } from "./params.js";
 import { checkProgram } from "./program-check.js";
-import { createRedactor, patternProblem } from "./redact.js";
 import { type TrustedKey, verifyAction } from "./signing.js";
 import { parseDuration, parseSize } from "./units.js";
 

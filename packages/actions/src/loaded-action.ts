@@ -1,6 +1,6 @@
+import type { Redactor } from "@pablo/shell";
 import type { BuiltinHandler } from "./builtins/builtin.js";
 import type { ActionSpec, ArgTemplate, FilterName } from "./catalog-schema.js";
-import type { Redactor } from "./redact.js";
 
 /** Defaults and ceilings of an action's limits. */
 export const ACTION_LIMITS = {

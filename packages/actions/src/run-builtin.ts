@@ -1,9 +1,9 @@
 import { ErrorCode, fail, type JsonValue, ok, type ToolResult } from "@pablo/kernel";
+import type { Redactor } from "@pablo/shell";
 import type { ExecuteContext } from "./execute-action.js";
 import { applyFilters, type FilterInput } from "./filters.js";
 import type { LoadedAction } from "./loaded-action.js";
 import { OutputBudget } from "./output-budget.js";
-import type { Redactor } from "./redact.js";
 
 /**
  * Runs a builtin action within its timeout, then redacts every string of its result and filters

@@ -30,6 +30,8 @@ export {
 export type { ResolveCwd } from "./plan-call.js";
 export type { ProcessControl, ProcessInfo, RunIdentity } from "./proc-processes.js";
 export { procProcessControl, runNamespace } from "./proc-processes.js";
+export type { BuiltinRedaction, Redactor, RedactorOptions } from "./redact.js";
+export { createRedactor, MAX_PATTERN_LENGTH, patternProblem, REDACTED } from "./redact.js";
 export type { ExecutableResolution } from "./resolve-executable.js";
 export { resolveCommandWord } from "./resolve-executable.js";
 export type {

@@ -52,6 +52,13 @@ export const ShellOptionsSchema = Type.Object(
           "Absolute path of the bash executable to use, instead of discovering it in /bin/bash, /usr/bin/bash, /usr/local/bin/bash, the Homebrew prefixes and then PATH.",
       }),
     ),
+    redact: Type.Optional(
+      Type.Array(Type.Literal("secrets"), {
+        uniqueItems: true,
+        description:
+          'Redaction of command output before the model, the host or the audit sees it: ["secrets"] replaces cloud keys, provider API keys, bearer tokens, private key blocks, JWTs and passwords in connection strings with [REDACTED] (the actions package\'s redactor). Default none.',
+      }),
+    ),
     login_path_probe: Type.Optional(
       Type.Boolean({
         description:
@@ -135,6 +142,8 @@ export interface ResolvedShellOptions {
   /** The deployment's bash executable; absent means discovery. */
   readonly bashPath?: string;
   readonly loginPathProbe: boolean;
+  /** Redaction sets applied to stdout, stderr and streamed output. */
+  readonly redact: readonly "secrets"[];
   readonly deadlineMs: number;
   /** The largest timeout_ms a call may ask for: the smaller of 300 s and the deadline. */
   readonly maxTimeoutMs: number;
@@ -152,6 +161,7 @@ export const DEFAULT_SHELL_OPTIONS: ResolvedShellOptions = Object.freeze({
   shell: "sh",
   login: false,
   loginPathProbe: false,
+  redact: [],
   deadlineMs: 15 * 60_000,
   maxTimeoutMs: MAX_TIMEOUT_MS,
   defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
@@ -190,6 +200,7 @@ export function resolveShellOptions(options: ShellOptions = {}): ResolvedShellOp
     login: options.login ?? d.login,
     ...(options.bash_path !== undefined ? { bashPath: checkBashPath(options.bash_path) } : {}),
     loginPathProbe: options.login_path_probe ?? d.loginPathProbe,
+    redact: options.redact ?? d.redact,
     deadlineMs,
     maxTimeoutMs,
     defaultTimeoutMs: options.default_timeout_ms ?? Math.min(d.defaultTimeoutMs, maxTimeoutMs),

@@ -18,6 +18,7 @@ import { lastPatchCommand } from "./patch-commands.js";
 import { countPatchFailure } from "./patch-failures.js";
 import { fixedCommandPath, type PlanDeps, planCall, prepareCall, type ResolveCwd } from "./plan-call.js";
 import { type ProcessControl, procProcessControl } from "./proc-processes.js";
+import { redactingStream, redactResult, shellRedactor } from "./redact-output.js";
 import { runProcess } from "./run-process.js";
 import { resolveSandboxOptions, type SandboxOptions } from "./sandbox-options.js";
 import { shellResult } from "./shell-result.js";
@@ -56,6 +57,7 @@ export interface ShellToolConfig {
  */
 export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRunSchema> {
   const options = resolveShellOptions(config.options);
+  const redact = shellRedactor(options.redact);
   const containment = containmentFor(resolveSandboxOptions(config.sandbox));
   const permission = config.permission ?? "ask";
   const deps: PlanDeps = {
@@ -99,6 +101,9 @@ export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRu
           workspaceWritable: workspaceWritable(permission, ctx.mode),
         },
       );
+      const stream = redact
+        ? redactingStream(redact, (kind, data) => ctx.progress({ kind, data }))
+        : undefined;
       const outcome = await runProcess({
         executable: launch.executable,
         args: launch.args,
@@ -109,20 +114,19 @@ export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRu
         timeoutMs: plan.timeoutMs,
         maxOutputBytes: args.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
         signal: ctx.signal,
-        onOutput: (kind, data) => ctx.progress({ kind, data }),
+        onOutput: (kind, data) => (stream ? stream.push(kind, data) : ctx.progress({ kind, data })),
         control,
         killGraceMs: options.killGraceMs,
         cleanupMs: options.cleanupMs,
       });
-      const result = withContainment(
-        containment,
-        shellResult(outcome, {
-          maxLines: options.maxLines,
-          maxChars: options.maxChars,
-          timeoutMs: plan.timeoutMs,
-          shell: plan.shell.path,
-        }),
-      );
+      stream?.flush();
+      const shaped = shellResult(outcome, {
+        maxLines: options.maxLines,
+        maxChars: options.maxChars,
+        timeoutMs: plan.timeoutMs,
+        shell: plan.shell.path,
+      });
+      const result = withContainment(containment, redact ? redactResult(shaped, redact) : shaped);
       const patch = lastPatchCommand(
         args.command,
         parseCommandLine(args.command, { maxLength: options.maxCommandLength }),
