@@ -10,8 +10,8 @@ import {
   type ChainReport,
   chainRecord,
   type LogEntry,
-  type StoredAuditRecord,
   PabloError,
+  type StoredAuditRecord,
   verifyChain,
 } from "@pablo/kernel";
 import type Database from "better-sqlite3";
