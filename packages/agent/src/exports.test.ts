@@ -21,6 +21,7 @@ describe("the public surface", () => {
         "ReplayResponse",
         "ReplayToolCall",
         "RunRenderer",
+        "SubagentCode",
         "SubagentDefinitionSchema",
         "agentProviderFromOptions",
         "compactMessages",

@@ -25,7 +25,7 @@ export {
   findAgentProvider,
 } from "./control/agent-provider.js";
 export { AgentControlHub } from "./control/hub.js";
-export { AgentErrorCode, ControlToolName, EXCLUSIVE_TOOLS } from "./control/names.js";
+export { AgentErrorCode, ControlToolName, EXCLUSIVE_TOOLS, SubagentCode } from "./control/names.js";
 export type {
   AgentRuntime,
   ApprovalAnswer,

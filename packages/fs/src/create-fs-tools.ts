@@ -1,6 +1,7 @@
 import { resolve as resolvePath } from "node:path";
 import { type AnyToolDefinition, PabloError } from "@pablo/kernel";
 import { type FsEnv, foldName, grantComponents } from "./env.js";
+import { FsErrorCode } from "./errors.js";
 import { ALWAYS_PROTECTED, type FsOptions, resolveFsOptions } from "./options.js";
 import { startsWith } from "./paths.js";
 import { createLocalFs } from "./port/local.js";
@@ -43,7 +44,7 @@ export async function createFsTools(config: FsToolsConfig): Promise<AnyToolDefin
   const io = config.io ?? createLocalFs();
   if (!config.workspace.startsWith("/")) {
     throw new PabloError(
-      "INVALID_WORKSPACE",
+      FsErrorCode.INVALID_WORKSPACE,
       `the workspace must be an absolute path, got ${config.workspace}`,
     );
   }
@@ -52,7 +53,7 @@ export async function createFsTools(config: FsToolsConfig): Promise<AnyToolDefin
     opened = await io.openRoot(config.workspace);
   } catch (error) {
     throw new PabloError(
-      "INVALID_WORKSPACE",
+      FsErrorCode.INVALID_WORKSPACE,
       `cannot open the workspace ${config.workspace}: ${messageOf(error)}`,
     );
   }
@@ -94,7 +95,7 @@ async function scratchRoot(
   const root = lazyRoot(io, "scratch", canonical, scratch.path, (h) => handles.push(h));
   if (startsWith(root.components, workspace) || startsWith(workspace, root.components)) {
     throw new PabloError(
-      "INVALID_SCRATCH",
+      FsErrorCode.INVALID_SCRATCH,
       `the scratch directory ${canonical} must lie outside the workspace`,
     );
   }

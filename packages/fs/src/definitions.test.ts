@@ -136,6 +136,7 @@ describe("public surface", () => {
         "ALWAYS_PROTECTED",
         "DEFAULT_FS_OPTIONS",
         "DiffHunkSchema",
+        "FsErrorCode",
         "FsOptionsSchema",
         "NOT_REVERSIBLE",
         "PortError",

@@ -1,6 +1,7 @@
 export { resolveContainedDirectory } from "./contained-directory.js";
 export type { FsToolsConfig } from "./create-fs-tools.js";
 export { createFsTools } from "./create-fs-tools.js";
+export { FsErrorCode } from "./errors.js";
 export type { FsOptions, ResolvedFsOptions } from "./options.js";
 export {
   ALWAYS_PROTECTED,

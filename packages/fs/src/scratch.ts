@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readdirSync, rmSync } from "node:fs";
 import { isAbsolute, join, resolve as resolvePath } from "node:path";
 import { PabloError } from "@pablo/kernel";
+import { FsErrorCode } from "./errors.js";
 
 /**
  * A session's scratch directory (seed 001, 4b): `<dataDir>/scratch/<sessionId>`, outside the
@@ -22,7 +23,7 @@ export const STALE_SCRATCH_MS = 7 * 24 * 60 * 60 * 1000;
 export function createScratchRoot(dataDir: string, sessionId: string): ScratchRoot {
   if (!SESSION_ID.test(sessionId)) {
     throw new PabloError(
-      "INVALID_SESSION_ID",
+      FsErrorCode.INVALID_SESSION_ID,
       `a scratch directory needs a plain session ID, got ${JSON.stringify(sessionId)}`,
     );
   }
@@ -41,7 +42,7 @@ export function scratchNotice(scratchPath: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
   if (!isAbsolute(scratchPath) || /[\u0000-\u001f\u007f]/.test(scratchPath)) {
     throw new PabloError(
-      "INVALID_SCRATCH",
+      FsErrorCode.INVALID_SCRATCH,
       `the scratch notice needs an absolute path without control characters, got ${JSON.stringify(scratchPath)}`,
     );
   }

@@ -93,6 +93,21 @@ export const SkillCode = {
 export type SkillCode = (typeof SkillCode)[keyof typeof SkillCode];
 
 /**
+ * Result codes the Skill tool adds to the kernel's. An activation that fails for a reason the
+ * kernel has a code for (a link, a special file, too large, bad UTF-8, not found) uses that code.
+ */
+export const SkillsErrorCode = {
+  /** The skill no longer loads (its SKILL.md broke since discovery); `details.problems` says why. */
+  SKILL_INVALID: "SKILL_INVALID",
+} as const;
+
+export type SkillsErrorCode = (typeof SkillsErrorCode)[keyof typeof SkillsErrorCode];
+
+declare module "@pablo/kernel" {
+  interface ErrorCodeRegistry extends Record<SkillsErrorCode, true> {}
+}
+
+/**
  * Mistakes that grant nothing and that real, published skills make: loading tolerates them (the
  * skill loads, with a warning) and `checkSkills` refuses them (an error with the same code), so
  * a user can use such a skill today and its author is still told to fix it.

@@ -32,6 +32,7 @@ describe("public surface", () => {
         "SkillRootsSchema",
         "SkillSummarySchema",
         "SkillToolInputSchema",
+        "SkillsErrorCode",
         "SkillsOptionsSchema",
         "TOLERATED_AT_LOAD",
         "activateSkills",

@@ -13,7 +13,7 @@ export {
   type DroppedToken,
 } from "./allowed-tools.js";
 export { type CheckOptions, checkSkills } from "./check.js";
-export { SkillCode, TOLERATED_AT_LOAD } from "./codes.js";
+export { SkillCode, SkillsErrorCode, TOLERATED_AT_LOAD } from "./codes.js";
 export { type DiscoverOptions, discoverSkills } from "./discover.js";
 export {
   type FormatOptions,

@@ -9,7 +9,7 @@ import {
 import Type from "typebox";
 import { activationAccesses, readActivation } from "./activate.js";
 import { allowedToolsLayer } from "./allowed-tools.js";
-import { SkillCode } from "./codes.js";
+import { SkillCode, SkillsErrorCode } from "./codes.js";
 import { DEFAULT_MAX_CONTEXT_BYTES, DEFAULT_MAX_SKILL_BYTES } from "./limits.js";
 import { DEFAULT_SKILL_OVERSIZE, type SkillOversize } from "./oversize.js";
 import { notFoundMessage, resolveSkill } from "./resolve.js";
@@ -182,7 +182,7 @@ function failureFor(skill: SkillSummary, diagnostics: readonly SkillDiagnostic[]
     case SkillCode.SKILL_NOT_FOUND:
       return fail(ErrorCode.NOT_FOUND, message, details);
     default:
-      return fail("SKILL_INVALID", message, details);
+      return fail(SkillsErrorCode.SKILL_INVALID, message, details);
   }
 }
 

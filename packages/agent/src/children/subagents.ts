@@ -6,6 +6,7 @@ import {
   type ToolVisibility,
 } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
+import { SubagentCode } from "../control/names.js";
 
 /** A delegate's name: what the model passes to Task, and the key under `[options.agent.subagents]`. */
 export const SUBAGENT_NAME_PATTERN = "^[a-z0-9][a-z0-9-]{0,47}$";
@@ -58,7 +59,7 @@ export interface ResolvedSubagent {
 export interface SubagentDiagnostic {
   readonly subagent: string;
   /** `SUBAGENT_DUPLICATE`: a second definition of a name; `SUBAGENT_TOOL_DROPPED`: a tool no delegate can be given. */
-  readonly code: "SUBAGENT_DUPLICATE" | "SUBAGENT_TOOL_DROPPED";
+  readonly code: SubagentCode;
   /** The dropped tool name, for `SUBAGENT_TOOL_DROPPED`. */
   readonly tool?: string;
   readonly message: string;
@@ -101,7 +102,7 @@ export function resolveSubagents(definitions: readonly SubagentDefinition[]): {
     if (seen.has(definition.name)) {
       diagnostics.push({
         subagent: definition.name,
-        code: "SUBAGENT_DUPLICATE",
+        code: SubagentCode.SUBAGENT_DUPLICATE,
         message: "a subagent with this name is already defined; ignored",
       });
       continue;
@@ -116,7 +117,7 @@ export function resolveSubagents(definitions: readonly SubagentDefinition[]): {
       if (!seed) {
         diagnostics.push({
           subagent: definition.name,
-          code: "SUBAGENT_TOOL_DROPPED",
+          code: SubagentCode.SUBAGENT_TOOL_DROPPED,
           tool: name,
           message: `tool ${JSON.stringify(name)} cannot be given to a delegate (only Read, Glob, Grep, BrowserPreview, Bash, Edit, Write); dropped`,
         });

@@ -31,3 +31,19 @@ export const AgentErrorCode = {
   /** A control tool was called outside a running agent loop, or from the wrong state. */
   AGENT_STATE: "AGENT_STATE",
 } as const;
+
+export type AgentErrorCode = (typeof AgentErrorCode)[keyof typeof AgentErrorCode];
+
+declare module "@pablo/kernel" {
+  interface ErrorCodeRegistry extends Record<AgentErrorCode, true> {}
+}
+
+/** Codes of the diagnostics `resolveSubagents` reports about Task delegates (never tool results). */
+export const SubagentCode = {
+  /** A second definition of a delegate name; the first one stands. */
+  SUBAGENT_DUPLICATE: "SUBAGENT_DUPLICATE",
+  /** A tool no delegate can be given (plugin tools, Skill, ToolSearch, Task, ...) was left out. */
+  SUBAGENT_TOOL_DROPPED: "SUBAGENT_TOOL_DROPPED",
+} as const;
+
+export type SubagentCode = (typeof SubagentCode)[keyof typeof SubagentCode];

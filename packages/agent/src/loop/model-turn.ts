@@ -1,4 +1,11 @@
-import type { FinishReason, Model, ModelRequest, ModelToolCall, TokenUsage } from "../model/types.js";
+import {
+  type FinishReason,
+  type Model,
+  ModelErrorCode,
+  type ModelRequest,
+  type ModelToolCall,
+  type TokenUsage,
+} from "../model/types.js";
 import type { AgentEventListener } from "./events.js";
 
 export type TurnEnd =
@@ -94,7 +101,7 @@ export async function modelTurn(
     // Contract: models do not throw. One that does fails this turn, not the host.
     end = {
       kind: "error",
-      code: "MODEL_FAILED",
+      code: ModelErrorCode.MODEL_FAILED,
       message: error instanceof Error ? error.message : String(error),
     };
   } finally {

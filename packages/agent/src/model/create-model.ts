@@ -5,7 +5,7 @@ import type { CredentialResolver } from "@pablo/kernel";
 import { loadReplay, replayModel } from "./replay-model.js";
 import type { RetryPolicy } from "./retry.js";
 import { sdkModel } from "./sdk-model.js";
-import type { Model } from "./types.js";
+import { type Model, ModelErrorCode } from "./types.js";
 
 /** Where a model's key may come from besides the environment: the deployment's `model.*` credentials. */
 export interface ModelCredentials {
@@ -28,7 +28,11 @@ export type CreateModelResult =
       /** Secret values the model uses, so that a host can scrub them from everything it prints. */
       readonly secrets: readonly string[];
     }
-  | { readonly ok: false; readonly code: "MODEL_SPEC" | "MODEL_CREDENTIALS"; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly code: typeof ModelErrorCode.MODEL_SPEC | typeof ModelErrorCode.MODEL_CREDENTIALS;
+      readonly message: string;
+    };
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -155,9 +159,9 @@ function parseUrl(raw: string): URL | undefined {
 }
 
 function specError(message: string): CreateModelResult {
-  return { ok: false, code: "MODEL_SPEC", message };
+  return { ok: false, code: ModelErrorCode.MODEL_SPEC, message };
 }
 
 function credentialError(message: string): Extract<CreateModelResult, { ok: false }> {
-  return { ok: false, code: "MODEL_CREDENTIALS", message };
+  return { ok: false, code: ModelErrorCode.MODEL_CREDENTIALS, message };
 }

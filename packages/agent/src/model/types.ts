@@ -63,6 +63,12 @@ export const ModelErrorCode = {
   MODEL_UNAVAILABLE: "MODEL_UNAVAILABLE",
   /** A replay transcript has no response for this request, or does not parse. */
   REPLAY_MISMATCH: "REPLAY_MISMATCH",
+  /** A model threw instead of streaming an `error` event (it broke its contract); the turn fails. */
+  MODEL_FAILED: "MODEL_FAILED",
+  /** `createModel`: the spec is not `anthropic:NAME`, `openai-compatible:NAME` or `replay:FILE`. */
+  MODEL_SPEC: "MODEL_SPEC",
+  /** `createModel`: the provider's key (or base URL) is not available to this consumer. */
+  MODEL_CREDENTIALS: "MODEL_CREDENTIALS",
 } as const;
 export type ModelErrorCode = (typeof ModelErrorCode)[keyof typeof ModelErrorCode];
 

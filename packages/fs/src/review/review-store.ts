@@ -15,6 +15,7 @@ import {
 import { isAbsolute, join } from "node:path";
 import { ErrorCode, type ToolErrorInfo } from "@pablo/kernel";
 import { snapshot } from "../content.js";
+import { FsErrorCode } from "../errors.js";
 import { install } from "../install.js";
 import { componentsOf } from "../paths.js";
 import { createLocalFs } from "../port/local.js";
@@ -48,8 +49,8 @@ export type RollbackResult =
   | { readonly ok: true; readonly change: ReviewChange; readonly action: "restored" | "removed" }
   | { readonly ok: false; readonly error: ToolErrorInfo };
 
-/** Error code of a rollback whose previous bytes were never captured. */
-export const NOT_REVERSIBLE = "NOT_REVERSIBLE";
+/** Error code of a rollback whose previous bytes were never captured (kept for its importers). */
+export const NOT_REVERSIBLE = FsErrorCode.NOT_REVERSIBLE;
 
 const ID = /^[0-9a-z]+-[0-9a-z]+-[0-9a-f]+$/;
 let sequence = 0;
