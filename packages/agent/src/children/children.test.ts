@@ -210,12 +210,8 @@ describe("supervised children", () => {
         { toolCalls: [{ id: "s1", name: "child_start", input: { task: "CHILD slow" } }] },
         { toolCalls: [{ id: "w1", name: "child_wait", input: { child: "c1", timeout_ms: 60_000 } }] },
       ],
-      "CHILD slow": [
-        () => {
-          setTimeout(() => controller.abort(), 50);
-          return new Promise(() => undefined);
-        },
-      ],
+      // The child never answers; the root is cancelled once it waits on the child (below).
+      "CHILD slow": [() => new Promise(() => undefined)],
     });
     const states: string[] = [];
     const started = Date.now();
@@ -228,6 +224,7 @@ describe("supervised children", () => {
       signal: controller.signal,
       onEvent: (e) => {
         if (e.type === "child.state") states.push(`${e.child}:${e.state}`);
+        if (e.type === "tool.requested" && e.callId === "w1") queueMicrotask(() => controller.abort());
       },
     });
     expect(result.status).toBe("cancelled");

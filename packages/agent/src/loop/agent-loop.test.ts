@@ -174,8 +174,9 @@ describe("the loop's bounds and failures", () => {
     const broker: PermissionBroker = {
       request: (_request, signal) =>
         new Promise((resolve) => {
-          setTimeout(() => controller.abort(), 20);
           signal.addEventListener("abort", () => resolve("allow-once"), { once: true });
+          // Cancel the run while this request is outstanding: the moment under test, not a timer.
+          controller.abort();
         }),
     };
     const workspace = useWorkspace();
