@@ -45,7 +45,7 @@ afterAll(() => rmSync(bundleDir, { recursive: true, force: true }));
 
 describe("crash safety of fs.write", () => {
   it(`leaves the old or the new complete content when the writer is killed with SIGKILL (${TRIALS} trials)`, async () => {
-    const outcomes = { initial: 0, a: 0, b: 0, leftoverTemporaries: 0 };
+    const outcomes = { initial: 0, a: 0, b: 0 };
     const lane = async (index: number) => {
       const ws = useTempDir(`pablo-crash-${index}-`);
       for (let trial = index; trial < TRIALS; trial += LANES) {
@@ -60,18 +60,22 @@ describe("crash safety of fs.write", () => {
         else if (content === A) outcomes.a++;
         else if (content === B) outcomes.b++;
         else throw new Error(`trial ${trial}: torn content of ${content.length} bytes`);
-        const temporaries = readdirSync(ws).filter((name) => name.startsWith(".pablo-"));
-        if (temporaries.length > 0) outcomes.leftoverTemporaries++;
+        const [target, ...temporaries] = readdirSync(ws).sort((x, y) =>
+          x === "target.txt" ? -1 : y === "target.txt" ? 1 : 0,
+        );
+        // Nothing but the target and the tool's own temporaries is ever left in the workspace.
+        expect(target).toBe("target.txt");
+        expect(temporaries.filter((name) => !name.startsWith(".pablo-"))).toEqual([]);
         // A kill between creating and renaming the temporary file leaves it behind (documented).
         for (const name of temporaries) rmSync(join(ws, name));
       }
     };
     await Promise.all(Array.from({ length: LANES }, (_, i) => lane(i)));
-    expect(outcomes.initial + outcomes.a + outcomes.b).toBe(TRIALS);
-    // The kills really landed at different points of the write loop, some while a write was in progress.
-    expect(outcomes.a).toBeGreaterThan(0);
-    expect(outcomes.b).toBeGreaterThan(0);
-    expect(outcomes.leftoverTemporaries).toBeGreaterThan(0);
+    // What holds on every run: each kill left one complete version, and never the initial bytes,
+    // because every kill comes after the first write completed. Where the kills landed (how many
+    // A, B or leftover temporaries) depends on scheduling, so it is not asserted.
+    expect(outcomes.initial).toBe(0);
+    expect(outcomes.a + outcomes.b).toBe(TRIALS);
   }, 600_000);
 });
 
