@@ -1,3 +1,5 @@
+import { CliErrorCode } from "./error-codes.js";
+
 /**
  * A provider cannot admit the task (a required server, an activation that does not fit): exit 2.
  * `code` is stable and printed with the message.
@@ -6,7 +8,7 @@ export class AdmissionFailure extends Error {
   override readonly name = "AdmissionFailure";
   readonly code: string;
 
-  constructor(message: string, code = "ADMISSION_FAILED") {
+  constructor(message: string, code: string = CliErrorCode.ADMISSION_FAILED) {
     super(message);
     this.code = code;
   }

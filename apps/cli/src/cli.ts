@@ -30,6 +30,7 @@ import {
   type TaskEnvironment,
   type TaskHooks,
 } from "./distribution.js";
+import { CliErrorCode } from "./error-codes.js";
 import { Exit } from "./exit-codes.js";
 import { describeFault } from "./fault.js";
 import { type Io, printConfigFailure } from "./output.js";
@@ -241,7 +242,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`pablo: ${error.message.replace(/\s*\n\s*/g, " ")} [USAGE]\n`);
+      io.stderr(`pablo: ${error.message.replace(/\s*\n\s*/g, " ")} [${CliErrorCode.USAGE}]\n`);
       return Exit.USAGE;
     }
     if (error instanceof ConfigFailure) {

@@ -12,6 +12,7 @@ import {
   skillToolFor,
 } from "@pablo/skills";
 import { AdmissionFailure } from "./admission.js";
+import { CliErrorCode } from "./error-codes.js";
 
 /** Skills of a task: what discovery found and what the deployment activated. */
 export interface TaskSkills {
@@ -53,7 +54,7 @@ export async function openSkills(section: unknown, pluginRoots: readonly SkillRo
   if (failed.length > 0) {
     throw new AdmissionFailure(
       `skill activation failed: ${failed.map((d) => formatDiagnostic(d)).join("; ")}`,
-      "SKILL_ACTIVATION_FAILED",
+      CliErrorCode.SKILL_ACTIVATION_FAILED,
     );
   }
   const tool = skillToolFor(roots, discovery, {

@@ -34,6 +34,7 @@ import {
 import { SkillsOptionsSchema } from "@pablo/skills";
 import Type, { type TSchema } from "typebox";
 import { ConfigFailure } from "./config-failure.js";
+import { CliErrorCode } from "./error-codes.js";
 import { disabledToolLayer } from "./layers.js";
 import { openA2a } from "./provider-a2a.js";
 import { ActionsOptionsSchema, openActions } from "./provider-actions.js";
@@ -219,7 +220,7 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
 }
 
 /** Code of the note that BrowserPreview is not attached because no browser was found. */
-export const BROWSER_UNAVAILABLE = "BROWSER_UNAVAILABLE";
+export const BROWSER_UNAVAILABLE = CliErrorCode.BROWSER_UNAVAILABLE;
 
 /**
  * BrowserPreview attaches only where a browser is installed at an absolute path (never found

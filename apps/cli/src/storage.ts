@@ -12,6 +12,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { ReviewStore, sweepReviewStores, sweepScratch } from "@pablo/fs";
 import { type AuthorityLayer, defineLayer } from "@pablo/kernel";
 import { AdmissionFailure } from "./admission.js";
+import { CliErrorCode } from "./error-codes.js";
 
 /**
  * Where one task keeps what the model must not reach: session scratch, review snapshots and the
@@ -35,7 +36,7 @@ export interface TaskStorage {
 }
 
 /** Stable code of the one placement failure: every candidate lies inside the workspace. */
-export const STORAGE_INSIDE_WORKSPACE = "STORAGE_INSIDE_WORKSPACE";
+export const STORAGE_INSIDE_WORKSPACE = CliErrorCode.STORAGE_INSIDE_WORKSPACE;
 
 export function taskStorage(options: {
   readonly stateDir: string;

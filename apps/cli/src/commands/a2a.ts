@@ -1,5 +1,11 @@
 import { type A2aOptions, SERVE_DESTINATION, type ServedAnswer, type ServedTask, serveA2a } from "@pablo/a2a";
-import { Agent, type AgentDeploymentOptions, createModel, findAgentProvider } from "@pablo/agent";
+import {
+  Agent,
+  type AgentDeploymentOptions,
+  createModel,
+  findAgentProvider,
+  ModelErrorCode,
+} from "@pablo/agent";
 import { redactText } from "@pablo/kernel";
 import type { GlobalOptions } from "../args.js";
 import { openTask, type TaskEnvironment } from "../distribution.js";
@@ -61,7 +67,7 @@ export async function a2aServeCommand(
   }
   if (!spec) {
     io.stderr(
-      "pablo: a2a serve needs a model: --model PROVIDER:NAME (or [options.agent] model, or PABLO_MODEL) [MODEL_SPEC]\n",
+      `pablo: a2a serve needs a model: --model PROVIDER:NAME (or [options.agent] model, or PABLO_MODEL) [${ModelErrorCode.MODEL_SPEC}]\n`,
     );
     return Exit.USAGE;
   }

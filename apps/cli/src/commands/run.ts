@@ -8,6 +8,7 @@ import {
   createModel,
   findAgentProvider,
   type Model,
+  ModelErrorCode,
   type QuestionPort,
   type RecordingModel,
   RunRenderer,
@@ -16,6 +17,7 @@ import {
 import { scratchNotice } from "@pablo/fs";
 import { formatSkillContext } from "@pablo/skills";
 import type { TaskEnvironment } from "../distribution.js";
+import { CliErrorCode } from "../error-codes.js";
 import { Exit } from "../exit-codes.js";
 import type { Io } from "../output.js";
 import { exportChanges, sandboxChanges } from "../sandbox.js";
@@ -54,7 +56,7 @@ export async function runCommand(io: Io, task: TaskEnvironment, options: RunComm
   const spec = options.model ?? agentOptions?.model ?? io.env["PABLO_MODEL"];
   if (!spec) {
     io.stderr(
-      "pablo: run needs a model: --model anthropic:NAME, openai-compatible:NAME or replay:FILE (or PABLO_MODEL) [MODEL_SPEC]\n",
+      `pablo: run needs a model: --model anthropic:NAME, openai-compatible:NAME or replay:FILE (or PABLO_MODEL) [${ModelErrorCode.MODEL_SPEC}]\n`,
     );
     return Exit.USAGE;
   }
@@ -111,7 +113,8 @@ export function taskInstructions(task: TaskEnvironment, deploymentInstructions: 
  */
 function reportSandboxChanges(io: Io, task: TaskEnvironment, exportDir: string | undefined): void {
   if (!task.sandbox.memory) {
-    if (exportDir) io.stderr('pablo: --export-changes needs [options.sandbox] kind = "virtual" [USAGE]\n');
+    if (exportDir)
+      io.stderr(`pablo: --export-changes needs [options.sandbox] kind = "virtual" [${CliErrorCode.USAGE}]\n`);
     return;
   }
   const changes = exportDir

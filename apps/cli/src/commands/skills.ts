@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { checkSkills, formatCheckReport, formatSkillDetail, formatSkillList, showSkill } from "@pablo/skills";
 import type { TaskEnvironment } from "../distribution.js";
+import { CliErrorCode } from "../error-codes.js";
 import { Exit } from "../exit-codes.js";
 import { type Io, printJson } from "../output.js";
 
@@ -8,7 +9,7 @@ import { type Io, printJson } from "../output.js";
 export function skillsListCommand(io: Io, task: TaskEnvironment, options: { json: boolean }): number {
   if (!task.skills) {
     io.stderr(
-      "pablo: no skills roots are configured ([options.skills.roots] with --bind) [SKILLS_NOT_CONFIGURED]\n",
+      `pablo: no skills roots are configured ([options.skills.roots] with --bind) [${CliErrorCode.SKILLS_NOT_CONFIGURED}]\n`,
     );
     return Exit.USAGE;
   }
@@ -26,7 +27,7 @@ export async function skillsShowCommand(
 ): Promise<number> {
   if (!task.skills) {
     io.stderr(
-      "pablo: no skills roots are configured ([options.skills.roots] with --bind) [SKILLS_NOT_CONFIGURED]\n",
+      `pablo: no skills roots are configured ([options.skills.roots] with --bind) [${CliErrorCode.SKILLS_NOT_CONFIGURED}]\n`,
     );
     return Exit.USAGE;
   }

@@ -1,4 +1,4 @@
-import { delegateAuthority, findAgentProvider } from "@pablo/agent";
+import { delegateAuthority, findAgentProvider, SubagentCode } from "@pablo/agent";
 import { isDeferred } from "@pablo/kernel";
 import type { TaskEnvironment } from "../distribution.js";
 import { Exit } from "../exit-codes.js";
@@ -106,7 +106,7 @@ export function delegateToolsCommand(
     .filter((v) => !v.visible)
     .map((v) => ({ name: v.entry.name, layer: v.decision.layer, rule: v.decision.rule }));
   const dropped = (agent?.diagnostics ?? [])
-    .filter((d) => d.subagent === subagent.name && d.code === "SUBAGENT_TOOL_DROPPED")
+    .filter((d) => d.subagent === subagent.name && d.code === SubagentCode.SUBAGENT_TOOL_DROPPED)
     .map((d) => d.tool ?? "");
   if (options.json) {
     printJson(io, { delegate: subagent.name, grants: subagent.grants, dropped, tools: allowed, excluded });
