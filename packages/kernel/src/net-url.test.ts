@@ -1,3 +1,5 @@
+// Over 400 lines on purpose: one table per class of hostile URL spelling (host, path, encoding,
+// control and invisible characters) beside its property test, so a reviewer sees every class at once.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkCanonicalUrl, UrlCode } from "./index.js";

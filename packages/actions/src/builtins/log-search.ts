@@ -1,3 +1,5 @@
+// Over 400 lines on purpose: log_search is one bounded pipeline (contained paths, globs, gzip with a
+// decompressed-bytes bound, matches and context lines), and its bounds read best in one place.
 import { isAbsolute, resolve } from "node:path";
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
