@@ -55,7 +55,13 @@ function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Promise<P
       resolve(answer);
       rl.close();
     };
-    const onAbort = () => finish("deny", "cancelled: denied");
+    // The kernel also ends the request at its deadline, and either timer may fire first: an abort
+    // at the deadline is the countdown running out, not a cancellation.
+    const onAbort = () =>
+      finish(
+        "deny",
+        Date.now() >= request.deadline - 100 ? "no answer in time: denied" : "cancelled: denied",
+      );
     render();
     const ticker = setInterval(render, 1000);
     // The kernel also denies at the deadline; the card says so itself so the screen never shows
