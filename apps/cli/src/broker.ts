@@ -1,4 +1,4 @@
-import { createInterface } from "node:readline";
+import { createInterface, emitKeypressEvents } from "node:readline";
 import type { PermissionAnswer, PermissionBroker, PermissionRequest } from "@pablo/kernel";
 import type { Io } from "./output.js";
 
@@ -39,7 +39,8 @@ function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Promise<P
   io.stderr(card(request));
   return new Promise<PermissionAnswer>((resolve) => {
     let settled = false;
-    const rl = createInterface({ input: io.stdin, terminal: false });
+    let stopInput = () => {};
+    const keys = rawTerminal(io.stdin);
     const render = () => {
       const seconds = Math.max(0, Math.ceil((request.deadline - Date.now()) / 1000));
       io.stderr(`\r  [o] allow once  [s] allow for this session  [d] deny   (denied in ${seconds}s) > `);
@@ -53,7 +54,7 @@ function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Promise<P
       signal.removeEventListener("abort", onAbort);
       io.stderr(`${typed ? "" : "\n"}  → ${note}\n`);
       resolve(answer);
-      rl.close();
+      stopInput();
     };
     // The kernel also ends the request at its deadline, and either timer may fire first: an abort
     // at the deadline is the countdown running out, not a cancellation.
@@ -71,13 +72,59 @@ function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Promise<P
       request.deadline - Date.now(),
     );
     signal.addEventListener("abort", onAbort, { once: true });
-    rl.on("line", (line) => {
-      const answer = CARD_KEYS[line.trim().toLowerCase()];
-      if (answer) finish(answer, describe(answer), true);
-      else render();
-    });
-    rl.on("close", () => finish("deny", "input closed: denied"));
+    if (keys) {
+      // A terminal: one key answers (o, s, d), as the card says; Ctrl-C cancels the run as it
+      // does everywhere else, since raw mode turns it into a key instead of a signal.
+      const onKey = (text: string | undefined, key: { name?: string; ctrl?: boolean } | undefined) => {
+        if (key?.ctrl && key.name === "c") {
+          // The run's own SIGINT handling cancels the turn, whose abort then denies this card,
+          // so nothing runs on between the key and the cancellation.
+          process.kill(process.pid, "SIGINT");
+          return;
+        }
+        const answer = SINGLE_KEYS[(text ?? "").toLowerCase()];
+        if (answer) {
+          io.stderr(`${text}\n`);
+          finish(answer, describe(answer), true);
+        } else render();
+      };
+      keys.on("keypress", onKey);
+      stopInput = () => {
+        keys.off("keypress", onKey);
+        keys.setRawMode(false);
+        keys.pause();
+      };
+    } else {
+      const rl = createInterface({ input: io.stdin, terminal: false });
+      rl.on("line", (line) => {
+        const answer = CARD_KEYS[line.trim().toLowerCase()];
+        if (answer) finish(answer, describe(answer), true);
+        else render();
+      });
+      rl.on("close", () => finish("deny", "input closed: denied"));
+      stopInput = () => rl.close();
+    }
   });
+}
+
+/** Single keys a terminal card answers to; `y` and `n` are left out so a stray word cannot answer. */
+const SINGLE_KEYS: Readonly<Record<string, PermissionAnswer>> = {
+  o: "allow-once",
+  s: "allow-session",
+  d: "deny",
+};
+
+type RawTerminal = NodeJS.ReadStream & { setRawMode(mode: boolean): unknown };
+
+/** The input as a raw-mode terminal emitting keypresses, when it is one; else undefined (line input). */
+function rawTerminal(input: NodeJS.ReadableStream): RawTerminal | undefined {
+  const tty = input as Partial<RawTerminal>;
+  if (!tty.isTTY || typeof tty.setRawMode !== "function") return undefined;
+  const keys = input as RawTerminal;
+  emitKeypressEvents(keys);
+  keys.setRawMode(true);
+  keys.resume();
+  return keys;
 }
 
 function describe(answer: PermissionAnswer): string {

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { Role } from "@a2a-js/sdk";
 import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
@@ -12,12 +12,6 @@ import {
   runPablo,
   toolResultIn,
 } from "./harness.js";
-
-/** `pablo a2a` exists once the lead has wired the command into cli.ts. */
-const WIRED = !spawnSync(process.execPath, [PABLO_BIN, "a2a"], {
-  encoding: "utf8",
-  env: { PATH: "/usr/bin:/bin" },
-}).stderr.includes('unknown command "a2a"');
 
 const TOKEN = `a2a-e2e-${randomBytes(12).toString("hex")}`;
 
@@ -101,7 +95,7 @@ const userMessage = (text: string) => ({
   metadata: undefined,
 });
 
-describe.skipIf(!WIRED)("two Pablo distributions over A2A on loopback", () => {
+describe("two Pablo distributions over A2A on loopback", () => {
   it("pablo run delegates to pablo a2a serve and promotes the remote's artifact", async () => {
     const serverHome = freshHome();
     const served = await startServe(serverHome, (await loopbackModel([{ text: "Reviewed: ship it." }])).env);

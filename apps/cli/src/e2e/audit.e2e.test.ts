@@ -3,10 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectNoStackTrace, freshHome, personEnv, runPablo } from "./harness.js";
 
-/** Runs once cli.ts routes `pablo audit verify|replay|view` to commands/audit-commands.ts. */
-const WIRED = readFileSync(new URL("../cli.ts", import.meta.url), "utf8").includes("auditCommand(");
-
-describe.skipIf(!WIRED)("pablo audit verify, replay and view from the command line", () => {
+describe("pablo audit verify, replay and view from the command line", () => {
   it("verifies what real calls wrote, names a tampered record, replays a new policy and writes the page", async () => {
     const home = freshHome();
     const workspace = home.dir("project", { "notes.md": "# notes\n", "secret.env": "TOKEN=x\n" });
