@@ -1,5 +1,6 @@
 export type { ChildConfig, ChildOptions } from "./children/child-config.js";
 export { DEFAULT_MAX_CHILDREN, resolveChildConfig } from "./children/child-config.js";
+export type { ChildHost, NestedAgent, SpawnAgent } from "./children/nested.js";
 export type { RetainedPromoter } from "./children/retained.js";
 export { registerHandoffSource } from "./children/retained.js";
 export type { ResolvedSubagent, SubagentDefinition, SubagentDiagnostic } from "./children/subagents.js";

@@ -1,4 +1,5 @@
 import type { AuthorityLayer } from "@pablo/kernel";
+import type { ChildHost } from "./nested.js";
 import { resolveSubagents } from "./subagents.js";
 
 /** How supervised children run. */
@@ -7,11 +8,13 @@ export interface ChildOptions {
   readonly maxConcurrent?: number;
   /** Tools a child may call, as for subagents (default Read, Glob, Grep). */
   readonly tools?: "*" | readonly string[];
-  readonly instructions?: string;
+  readonly instructions?: string | undefined;
   /** Further narrowing stacked under the child tools layer (root policy for children). */
   readonly layers?: readonly AuthorityLayer[];
   /** The read tool a handoff re-checks a file artifact with (default `fs.read`). */
   readonly artifactReader?: string;
+  /** Runs each child (default: the root loop's own agent, with the root kernel's broker). */
+  readonly host?: ChildHost;
 }
 
 export interface ChildConfig {
@@ -22,6 +25,7 @@ export interface ChildConfig {
   readonly instructions: string | undefined;
   readonly layers: readonly AuthorityLayer[];
   readonly artifactReader: string;
+  readonly host?: ChildHost;
 }
 
 export const DEFAULT_MAX_CHILDREN = 2;
@@ -44,5 +48,6 @@ export function resolveChildConfig(options: ChildOptions | ChildConfig = {}): Ch
     instructions: options.instructions,
     layers: options.layers ?? [],
     artifactReader: options.artifactReader ?? "fs.read",
+    ...(options.host ? { host: options.host } : {}),
   };
 }

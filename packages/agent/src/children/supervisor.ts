@@ -1,4 +1,5 @@
 import {
+  createKernel,
   ErrorCode,
   fail,
   type Kernel,
@@ -35,6 +36,7 @@ export interface SupervisorOptions {
   readonly kernel: Kernel;
   readonly root: Session;
   readonly config: ChildConfig;
+  /** The root loop's spawn; a configured {@link ChildConfig.host} runs children instead. */
   readonly spawn: SpawnAgent;
   readonly emit: AgentEventListener;
   /** Called with each finished child's result, so the root's summary includes its calls. */
@@ -53,6 +55,7 @@ export class ChildSupervisor {
   readonly #queue: ChildRecord[] = [];
   #running = 0;
   #sequence = 0;
+  #hostKernel: Kernel | undefined;
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
@@ -205,13 +208,14 @@ export class ChildSupervisor {
   }
 
   async #run(record: ChildRecord): Promise<void> {
-    const { kernel, root, config, spawn, emit } = this.#options;
+    const { root, config, emit } = this.#options;
+    const spawn = config.host?.spawn ?? this.#options.spawn;
     this.#running++;
     record.state = "running";
     record.startedAt = Date.now();
     emit({ type: "child.state", child: record.id, state: "running" });
     try {
-      const session = kernel.openSession({
+      const session = this.#kernel().openSession({
         catalog: root.catalog,
         parent: root,
         layers: [toolsLayer("children", "supervised children", config.tools), ...config.layers],
@@ -236,6 +240,19 @@ export class ChildSupervisor {
       this.#running--;
       this.#pump();
     }
+  }
+
+  /**
+   * The kernel a child's session opens on: the root's, or, when the host routes the child's
+   * permission requests, the same options with the host's broker. Budget, grants and layers come
+   * from the root session (the parent), so nothing else about the child changes.
+   */
+  #kernel(): Kernel {
+    const { kernel, config } = this.#options;
+    const broker = config.host?.broker;
+    if (!broker || !kernel.options.broker) return kernel;
+    this.#hostKernel ??= createKernel({ ...kernel.options, broker });
+    return this.#hostKernel;
   }
 
   #finish(record: ChildRecord, state: ChildState, reason?: string): void {
