@@ -93,7 +93,7 @@ describe("HTTP endpoint rules", () => {
     const mcp = await openMcpCatalog({
       servers: {
         noOptIn: { transport: "http", url: "http://127.0.0.1:9/mcp" },
-        byName: { transport: "http", url: "http://localhost:9/mcp", allow_loopback_http: true },
+        byName: { transport: "http", url: "http://localhost.example.com/mcp", allow_loopback_http: true },
         remote: { transport: "http", url: "http://example.com/mcp", allow_loopback_http: true },
         userinfo: { transport: "http", url: "https://user:pw@example.com/mcp" },
       },
@@ -109,12 +109,12 @@ describe("HTTP endpoint rules", () => {
         },
         {
           "code": "MCP_SERVER_CONFIG",
-          "message": "plain http is allowed only to a literal loopback address; use https:",
+          "message": "plain http is allowed only to a loopback host (127.0.0.1, [::1], localhost); use https:",
           "server": "byName",
         },
         {
           "code": "MCP_SERVER_CONFIG",
-          "message": "plain http is allowed only to a literal loopback address; use https:",
+          "message": "plain http is allowed only to a loopback host (127.0.0.1, [::1], localhost); use https:",
           "server": "remote",
         },
         {

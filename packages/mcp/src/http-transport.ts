@@ -1,12 +1,14 @@
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { loopbackHttpFetch } from "./loopback-fetch.js";
 import { MessageTooLarge, RedirectRefused } from "./transport-errors.js";
 
 /**
- * Checks a configured endpoint: `https:` always; `http:` only to a literal loopback address
- * (127.0.0.0/8 or [::1]) and only when the deployment set `allow_loopback_http`. Host names such
- * as `localhost` do not count as loopback, because name resolution is outside Pablo's control.
- * URLs with user information are refused (credentials come only from `headers`).
+ * Checks a configured endpoint: `https:` always; `http:` only to a loopback host (127.0.0.0/8,
+ * [::1] or `localhost`) and only when the deployment set `allow_loopback_http`. `localhost` is a
+ * name: it is resolved when the connection is made and every address it has must be loopback
+ * ({@link loopbackHttpFetch}), so a resolver cannot send plain http elsewhere. URLs with user
+ * information are refused (credentials come only from `headers`).
  */
 export function checkServerUrl(text: string, allowLoopbackHttp: boolean): { url: URL } | { problem: string } {
   let url: URL;
@@ -21,7 +23,9 @@ export function checkServerUrl(text: string, allowLoopbackHttp: boolean): { url:
   if (url.protocol === "https:") return { url };
   if (url.protocol !== "http:") return { problem: `url scheme ${url.protocol} is not supported; use https:` };
   if (!isLoopbackHost(url.hostname)) {
-    return { problem: "plain http is allowed only to a literal loopback address; use https:" };
+    return {
+      problem: "plain http is allowed only to a loopback host (127.0.0.1, [::1], localhost); use https:",
+    };
   }
   if (!allowLoopbackHttp) {
     return {
@@ -31,9 +35,12 @@ export function checkServerUrl(text: string, allowLoopbackHttp: boolean): { url:
   return { url };
 }
 
-/** A literal loopback IP: 127.0.0.0/8 or ::1 (as the WHATWG URL parser writes them). */
+/**
+ * A loopback host as the WHATWG URL parser writes it: a literal 127.0.0.0/8 or [::1], or the name
+ * `localhost` (checked again, address by address, when it is resolved to connect).
+ */
 export function isLoopbackHost(hostname: string): boolean {
-  if (hostname === "[::1]") return true;
+  if (hostname === "[::1]" || hostname === "localhost") return true;
   const octets = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(hostname);
   return octets?.slice(1).every((o) => Number(o) <= 255) ?? false;
 }
@@ -43,9 +50,12 @@ export function isLoopbackHost(hostname: string): boolean {
  * bounds each message the server sends: a JSON body, or one server-sent event, longer than
  * `maxMessageBytes` errors the stream.
  */
-export function guardedFetch(maxMessageBytes: number): FetchLike {
+export function guardedFetch(maxMessageBytes: number, plainHttp: FetchLike = loopbackHttpFetch()): FetchLike {
   return async (url, init) => {
-    const response = await fetch(url, { ...init, redirect: "manual" });
+    // Plain http is loopback only (checkServerUrl), sent where the resolved name was checked.
+    const href = typeof url === "string" ? url : url.href;
+    const send = href.startsWith("http:") ? plainHttp : fetch;
+    const response = await send(url, { ...init, redirect: "manual" });
     if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
       await response.body?.cancel().catch(() => undefined);
       throw new RedirectRefused(response.status);
@@ -69,9 +79,12 @@ export function createHttpTransport(
   url: URL,
   headers: Readonly<Record<string, string>>,
   maxMessageBytes: number,
+  /** Wraps the guarded fetch, for OAuth: adds the server's bearer token, reads its challenges. */
+  authorize?: (fetch: FetchLike) => FetchLike,
 ): StreamableHTTPClientTransport {
+  const guarded = guardedFetch(maxMessageBytes);
   return new StreamableHTTPClientTransport(url, {
-    fetch: guardedFetch(maxMessageBytes),
+    fetch: authorize ? authorize(guarded) : guarded,
     requestInit: { headers: { ...headers } },
     reconnectionOptions: {
       maxRetries: 0,
