@@ -15,26 +15,44 @@ import {
 } from "@agentclientprotocol/sdk";
 import { type AgentDeploymentOptions, createModel } from "@pablo/agent";
 import type { PermissionOptions } from "@pablo/config";
-import type { PermissionMode } from "@pablo/kernel";
+import type { PermissionBroker, PermissionMode } from "@pablo/kernel";
 import type { GlobalOptions } from "../args.js";
 import { ConfigFailure, openTask, resolveBindings, type TaskEnvironment } from "../distribution.js";
 import type { Io } from "../output.js";
 import { AdmissionFailure } from "../providers.js";
 import { openAcpCatalog } from "./catalog.js";
+import { acpChildHost } from "./children.js";
 import { acpBroker } from "./permission.js";
 import { AcpSession } from "./session.js";
 
 export interface AcpServerOptions {
-  readonly io: Io;
-  readonly global: GlobalOptions;
-  /** `--model PROVIDER:NAME`; else `[options.agent] model`; else `PABLO_MODEL`. */
-  readonly model: string | undefined;
   readonly version: string;
+  /**
+   * Opens what `session/new` asks for: a governed task per editor session ({@link editorSessions}),
+   * or a supervised child's session that the supervisor already opened (see `children.ts`).
+   */
+  readonly open: OpenSession;
+}
+
+/** Makes the session a `session/new` request asks for; a thrown RequestError is the response. */
+export type OpenSession = (request: SessionRequest) => Promise<AcpSession>;
+
+/** What `session/new` carries, plus the connection it came on and this server's broker. */
+export interface SessionRequest {
+  readonly cwd: string;
+  readonly mcpServers: readonly McpServer[];
+  /** The request's `_meta`, as the client sent it. */
+  readonly meta: Record<string, unknown> | undefined;
+  readonly client: AgentContext;
+  readonly capabilities: ClientCapabilities;
+  readonly broker: PermissionBroker;
 }
 
 /** The ACP agent and the sessions it holds; `close` ends every session and its task. */
 export interface AcpServer {
   readonly app: AgentApp;
+  /** Asks each permission request on the connection of the session that made it. */
+  readonly broker: PermissionBroker;
   /**
    * Wraps the transport so prompts and cancels are seen in the order they arrive: connect the
    * app to `ordered(stream)`, never to the bare stream.
@@ -46,8 +64,8 @@ export interface AcpServer {
 /**
  * `pablo acp` as ACP handlers: `initialize` advertises only what is built (text prompts, resource
  * links, HTTP and stdio MCP servers through the deployment's policy; no session loading),
- * `session/new` opens one governed task per session with the client's `cwd` as its workspace,
- * `session/prompt` runs the agent, `session/cancel` stops it, `session/set_mode` switches the
+ * `session/new` opens the session `open` makes (for an editor: one governed task with the
+ * client's `cwd` as its workspace), `session/prompt` runs the agent, `session/cancel` stops it, `session/set_mode` switches the
  * operating mode, `session/set_config_option` the permission mode, and `session/close` ends a
  * session's task (its MCP servers with it); the rest end when the connection does.
  */
@@ -77,9 +95,10 @@ export function createAcpServer(options: AcpServerOptions): AcpServer {
       };
     })
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
-      const session = await openSession(options, {
+      const session = await options.open({
         cwd: params.cwd,
         mcpServers: params.mcpServers,
+        meta: params._meta ?? undefined,
         client,
         capabilities,
         broker,
@@ -108,6 +127,7 @@ export function createAcpServer(options: AcpServerOptions): AcpServer {
 
   return {
     app,
+    broker,
     ordered: (stream) => ({
       writable: stream.writable,
       readable: stream.readable.pipeThrough(
@@ -144,15 +164,23 @@ function arrivalOf(
   return { method: isPrompt ? "session/prompt" : "session/cancel", sessionId: params.sessionId };
 }
 
-interface SessionRequest {
-  readonly cwd: string;
-  readonly mcpServers: readonly McpServer[];
-  readonly client: AgentContext;
-  readonly capabilities: ClientCapabilities;
-  readonly broker: ReturnType<typeof acpBroker>;
+export interface EditorSessionOptions {
+  readonly io: Io;
+  readonly global: GlobalOptions;
+  /** `--model PROVIDER:NAME`; else `[options.agent] model`; else `PABLO_MODEL`. */
+  readonly model: string | undefined;
 }
 
-async function openSession(options: AcpServerOptions, request: SessionRequest): Promise<AcpSession> {
+/**
+ * `pablo acp`'s sessions: each `session/new` opens one governed task with the client's `cwd` as
+ * its workspace, the client's MCP servers through the deployment's policy, and (when the
+ * deployment enables children) its children run as in-process ACP sessions of their own.
+ */
+export function editorSessions(options: EditorSessionOptions): OpenSession {
+  return (request) => openSession(options, request);
+}
+
+async function openSession(options: EditorSessionOptions, request: SessionRequest): Promise<AcpSession> {
   const { io, global } = options;
   const workspace = checkedWorkspace(request.cwd, global, io.cwd);
   let task: TaskEnvironment;
@@ -190,6 +218,7 @@ async function openSession(options: AcpServerOptions, request: SessionRequest): 
       loosest: permission?.loosest as PermissionMode | undefined,
       refused: opened.refused,
       close: opened.close,
+      children: (root) => acpChildHost({ task, model: created.model, ...root }),
     });
   } catch (error) {
     await task.close().catch(() => undefined);

@@ -11,6 +11,7 @@ import {
 import {
   Agent,
   type AgentDeploymentOptions,
+  type AgentEvent,
   type AgentRunResult,
   findAgentProvider,
   type Model,
@@ -20,6 +21,7 @@ import { taskInstructions } from "../commands/run.js";
 import type { TaskEnvironment } from "../distribution.js";
 import { sessionReviewStore } from "../storage.js";
 import type { RefusedServer } from "./catalog.js";
+import type { AcpChildHost, ChildHostRoot } from "./children.js";
 import {
   allowedPermissionModes,
   isOperatingMode,
@@ -29,6 +31,9 @@ import {
 } from "./modes.js";
 import type { PermissionChannel } from "./permission.js";
 import { observeToolCalls, UpdateMapper } from "./updates.js";
+
+/** The Pablo extension notification a child session sends each of its agent events as. */
+export const AGENT_EVENT_METHOD = "_pablo/agent_event";
 
 export interface AcpSessionOptions {
   readonly task: TaskEnvironment;
@@ -42,6 +47,18 @@ export interface AcpSessionOptions {
   readonly refused?: readonly RefusedServer[];
   /** Closes what the session opened beyond the task (the client's MCP servers). */
   readonly close?: () => Promise<void>;
+  /**
+   * Makes the host that runs this session's supervised children (when the deployment enables
+   * them) as ACP sessions of their own; it is handed the root's listener, update hook and broker.
+   */
+  readonly children?: (root: ChildHostRoot) => AcpChildHost;
+  /**
+   * This session is a supervised child, driven in-process: its loop is the child's (its own name,
+   * the children's instructions, no control tools, so depth stays one), its agent events travel
+   * as `_pablo/agent_event` notifications, its prompt response carries the run's result, and
+   * closing it leaves the root's task open.
+   */
+  readonly child?: { readonly agent: string; readonly instructions: string | undefined };
 }
 
 /**
@@ -57,6 +74,7 @@ export class AcpSession implements PermissionChannel {
   readonly #agent: Agent;
   readonly #mapper: UpdateMapper;
   readonly #permissionModes: PermissionMode[];
+  #children: AcpChildHost | undefined;
   #running: AbortController | undefined;
   #delivered: Promise<void> = Promise.resolve();
   /** Prompts received on the wire, prompts started, and how many of the received a cancel covers. */
@@ -77,22 +95,35 @@ export class AcpSession implements PermissionChannel {
       workspace: task.workspace,
       reviews: sessionReviewStore(task.storage, task.session.id),
       send: (update) => this.#send(update),
+      ...(options.child ? { agent: options.child.agent } : {}),
     });
+    const model = observeToolCalls(options.model, (call) => this.#mapper.observe(call));
+    const onEvent = (event: AgentEvent) => this.#onEvent(event);
+    const { child } = options;
+    if (child) {
+      // As the root loop's own nested agents were: same model, its own session and name.
+      this.#agent = new Agent({
+        session,
+        model,
+        agent: child.agent,
+        ...(child.instructions ? { instructions: child.instructions } : {}),
+        onEvent,
+      });
+      return;
+    }
     const provider = findAgentProvider(task.providers);
     const agentOptions = task.deployment.options["agent"] as AgentDeploymentOptions | undefined;
+    this.#children = provider?.children && options.children ? options.children(this.#childRoot()) : undefined;
     this.#agent = new Agent({
       session,
-      model: observeToolCalls(options.model, (call) => this.#mapper.observe(call)),
+      model,
       kernel: task.kernel,
       ...(provider ? { control: provider } : {}),
+      ...(provider?.children && this.#children
+        ? { children: { ...provider.children, host: this.#children } }
+        : {}),
       instructions: taskInstructions(task, provider ? undefined : agentOptions?.instructions),
-      onEvent: (event) => {
-        if (event.type === "model.finished" && event.usage) {
-          this.#usage.inputTokens += event.usage.inputTokens ?? 0;
-          this.#usage.outputTokens += event.usage.outputTokens ?? 0;
-        }
-        this.#mapper.map(event);
-      },
+      onEvent,
     });
   }
 
@@ -139,10 +170,16 @@ export class AcpSession implements PermissionChannel {
       this.#running = undefined;
     }
     await this.#delivered;
+    // A child's supervisor reads the run's result (calls, files, accounting) from the response.
+    const childResult = this.#options.child ? { result } : {};
     // A cancelled turn ends `cancelled` whatever the loop reported: never `end_turn` after a cancel.
-    if (controller.signal.aborted) return { stopReason: "cancelled" };
+    if (controller.signal.aborted)
+      return { stopReason: "cancelled", ...(this.#options.child ? { _meta: { pablo: childResult } } : {}) };
     if (result.status === "model-error") {
-      throw RequestError.internalError({ status: result.status }, result.reason ?? "the model failed");
+      throw RequestError.internalError(
+        { status: result.status, ...childResult },
+        result.reason ?? "the model failed",
+      );
     }
     const reason = stopReasonOf(result);
     if (result.status !== "completed" && result.reason) {
@@ -156,7 +193,9 @@ export class AcpSession implements PermissionChannel {
     // arbitrary model; the prompt's token counts and budgets travel in the response instead.
     return {
       stopReason: reason,
-      _meta: { pablo: { status: result.status, usage: this.#usage, budgets: result.budgets } },
+      _meta: {
+        pablo: { status: result.status, usage: this.#usage, budgets: result.budgets, ...childResult },
+      },
     };
   }
 
@@ -197,16 +236,51 @@ export class AcpSession implements PermissionChannel {
   async close(): Promise<void> {
     this.cancel();
     await this.#delivered;
+    if (this.#options.child) return;
+    await this.#children?.close();
     await this.#options.close?.();
     await this.#options.task.close();
   }
 
+  #onEvent(event: AgentEvent): void {
+    if (event.type === "model.finished" && event.usage) {
+      this.#usage.inputTokens += event.usage.inputTokens ?? 0;
+      this.#usage.outputTokens += event.usage.outputTokens ?? 0;
+    }
+    this.#mapper.map(event);
+    if (this.#options.child) {
+      const { client, sessionId } = this;
+      this.#deliver(() => client.notify(AGENT_EVENT_METHOD, { sessionId, event }));
+    }
+  }
+
+  /**
+   * What this session's children host is handed: child events join this session's own (the
+   * editor sees the child's calls as it did when children ran in memory), a child's tool call
+   * arguments reach the cards, and a child's permission request is asked on this session.
+   */
+  #childRoot(): ChildHostRoot {
+    const base = this.#options.task.kernel.options.broker;
+    return {
+      onEvent: (event) => this.#onEvent(event),
+      onUpdate: ({ update }) => {
+        if (update.sessionUpdate === "tool_call" && update.rawInput !== undefined)
+          this.#mapper.observe({ id: update.toolCallId, name: "", input: JSON.stringify(update.rawInput) });
+      },
+      broker: base
+        ? { request: (request, signal) => base.request({ ...request, sessionId: this.sessionId }, signal) }
+        : undefined,
+    };
+  }
+
   #send(update: SessionUpdate): void {
     const { client, sessionId } = this;
-    // In order, one after another; a closed connection drops the rest without failing the turn.
-    this.#delivered = this.#delivered
-      .then(() => client.notify("session/update", { sessionId, update }))
-      .catch(() => undefined);
+    this.#deliver(() => client.notify("session/update", { sessionId, update }));
+  }
+
+  /** In order, one after another; a closed connection drops the rest without failing the turn. */
+  #deliver(send: () => Promise<void>): void {
+    this.#delivered = this.#delivered.then(send).catch(() => undefined);
   }
 }
 

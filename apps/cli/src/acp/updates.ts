@@ -19,6 +19,8 @@ export interface UpdateMapperOptions {
   /** The session's review store: diffs come from what the kernel recorded, not from the model. */
   readonly reviews: ReviewStore;
   readonly send: (update: SessionUpdate) => void;
+  /** The loop whose text and mode changes this session shows (default `root`). */
+  readonly agent?: string;
 }
 
 /** Most characters of a call's streamed output shown in its tool call card. */
@@ -62,7 +64,7 @@ export class UpdateMapper {
     const send = this.#options.send;
     switch (event.type) {
       case "model.text":
-        if (event.agent === "root") {
+        if (event.agent === (this.#options.agent ?? "root")) {
           send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.text } });
         }
         return;
@@ -111,7 +113,8 @@ export class UpdateMapper {
         return;
       }
       case "mode.changed":
-        if (event.agent === "root") send({ sessionUpdate: "current_mode_update", currentModeId: event.to });
+        if (event.agent === (this.#options.agent ?? "root"))
+          send({ sessionUpdate: "current_mode_update", currentModeId: event.to });
         return;
       default:
         return;

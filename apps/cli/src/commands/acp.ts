@@ -4,7 +4,7 @@ import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { loadDeploymentFile } from "@pablo/config";
-import { createAcpServer } from "../acp/server.js";
+import { createAcpServer, editorSessions } from "../acp/server.js";
 import type { ParsedCommand } from "../args.js";
 import { ConfigFailure, PRESET_DIR, resolveBindings } from "../distribution.js";
 import { Exit } from "../exit-codes.js";
@@ -30,10 +30,12 @@ export async function acpCommand(io: Io, parsed: ParsedCommand): Promise<number>
   }
   checkConfiguration(io, parsed);
   const server = createAcpServer({
-    io,
-    global: parsed.global,
-    model: parsed.values["model"] as string | undefined,
     version: packageVersion(),
+    open: editorSessions({
+      io,
+      global: parsed.global,
+      model: parsed.values["model"] as string | undefined,
+    }),
   });
   const decoder = new TextDecoder();
   const output = new WritableStream<Uint8Array>({

@@ -16,6 +16,7 @@ import {
 } from "@pablo/agent";
 import { scratchNotice } from "@pablo/fs";
 import { formatSkillContext } from "@pablo/skills";
+import { acpChildHost } from "../acp/children.js";
 import type { TaskEnvironment } from "../distribution.js";
 import { CliErrorCode } from "../error-codes.js";
 import { Exit } from "../exit-codes.js";
@@ -75,16 +76,31 @@ export async function runCommand(io: Io, task: TaskEnvironment, options: RunComm
     mode: task.session.mode,
     workspace: task.workspace,
   });
+  // Children run as in-process ACP sessions, through the handlers `pablo acp` serves.
+  const children = provider?.children
+    ? acpChildHost({
+        task,
+        model,
+        onEvent: (event) => sink.agent(event),
+        broker: task.kernel.options.broker,
+      })
+    : undefined;
   const agent = new Agent({
     session: task.session,
     model,
     kernel: task.kernel,
     ...(provider ? { control: provider } : {}),
+    ...(provider?.children && children ? { children: { ...provider.children, host: children } } : {}),
     ...(questions ? { questions } : {}),
     instructions: taskInstructions(task, provider ? undefined : agentOptions?.instructions),
     onEvent: (event) => sink.agent(event),
   });
-  const result = await agent.prompt(options.prompt, { signal: io.signal });
+  let result: AgentRunResult;
+  try {
+    result = await agent.prompt(options.prompt, { signal: io.signal });
+  } finally {
+    await children?.close();
+  }
   const code = exitCodeOf(result, io.signal);
   sink.finish(result, model.id, code);
   if (recorder && options.record)
