@@ -8,6 +8,7 @@ import {
 } from "@pablo/kernel";
 import { McpConnection } from "./connection.js";
 import { McpAdmissionCode, McpAdmissionError, type McpDiagnostic, McpDiagnosticCode } from "./diagnostics.js";
+import { defaultTokenDir } from "./oauth/token-store.js";
 import { prepareTransport } from "./open-transport.js";
 import { type ResolvedServer, resolveServer } from "./resolved-server.js";
 import { McpServerProvider } from "./server-provider.js";
@@ -23,6 +24,8 @@ export interface McpCatalogConfig {
   readonly clientInfo?: { readonly name: string; readonly version: string };
   /** The task's authority layers: a server or launcher they deny is never started. */
   readonly layers?: readonly AuthorityLayer[];
+  /** Where `auth = "oauth"` servers' tokens are (`pablo mcp login`). Default `<state>/mcp-oauth`. */
+  readonly tokenDir?: string;
 }
 
 export interface McpCatalog {
@@ -142,7 +145,10 @@ async function startServer(
   signal: AbortSignal,
   report: (diagnostic: McpDiagnostic) => void,
 ): Promise<McpServerProvider | undefined> {
-  const prepared = prepareTransport(server, config.credentials);
+  const prepared = prepareTransport(server, config.credentials, {
+    tokenDir: config.tokenDir ?? defaultTokenDir(),
+    layers: config.layers ?? [],
+  });
   if (!prepared.ok) {
     report({ server: server.name, code: prepared.code, message: prepared.message });
     return undefined;

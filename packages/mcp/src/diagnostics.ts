@@ -16,6 +16,11 @@ export const McpDiagnosticCode = {
   SERVER_CONFIG: "MCP_SERVER_CONFIG",
   /** A credential named by `env` or `headers` did not resolve for this server. */
   CREDENTIAL: "MCP_CREDENTIAL",
+  /**
+   * An `auth = "oauth"` server has no usable token (none stored, or expired for good): it was not
+   * started. The message names `pablo mcp login NAME`.
+   */
+  AUTH_REQUIRED: "MCP_AUTH_REQUIRED",
   /** Authority layers deny the server or its launcher; it was not started. */
   SERVER_DENIED: "MCP_SERVER_DENIED",
   /** The server did not start, initialize or list its tools within `startup_timeout_ms`. */

@@ -9,6 +9,12 @@ export {
 } from "./diagnostics.js";
 export { isLoopbackHost } from "./http-transport.js";
 export { mcpNativeName, mcpProviderName } from "./names.js";
+export type { McpAuthorizationState } from "./oauth/authorization-state.js";
+export { logoutMcpServer, mcpAuthorizationStates } from "./oauth/authorization-state.js";
+export { McpOAuthCode, McpOAuthError } from "./oauth/codes.js";
+export type { LoginOptions, LoginResult } from "./oauth/login.js";
+export { loginMcpServer, MAX_AUTHORIZATIONS } from "./oauth/login.js";
+export { defaultTokenDir } from "./oauth/token-store.js";
 export type {
   HttpServerConfig,
   McpOptions,

@@ -1,8 +1,10 @@
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type CredentialResolver, isCanonicalAbsolutePath } from "@pablo/kernel";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type AuthorityLayer, type CredentialResolver, isCanonicalAbsolutePath } from "@pablo/kernel";
 import { resolveSecrets } from "./credentials.js";
 import { McpDiagnosticCode } from "./diagnostics.js";
 import { checkServerUrl, createHttpTransport } from "./http-transport.js";
+import { prepareBearer } from "./oauth/bearer.js";
+import { defaultTokenDir, TokenStore } from "./oauth/token-store.js";
 import type { ResolvedServer } from "./resolved-server.js";
 import { ProcessStdioTransport } from "./stdio-transport.js";
 
@@ -16,7 +18,10 @@ export type PreparedTransport =
     }
   | {
       readonly ok: false;
-      readonly code: typeof McpDiagnosticCode.SERVER_CONFIG | typeof McpDiagnosticCode.CREDENTIAL;
+      readonly code:
+        | typeof McpDiagnosticCode.SERVER_CONFIG
+        | typeof McpDiagnosticCode.CREDENTIAL
+        | typeof McpDiagnosticCode.AUTH_REQUIRED;
       readonly message: string;
     };
 
@@ -25,7 +30,19 @@ export type PreparedTransport =
  * the endpoint checked (HTTPS, or loopback HTTP with the explicit opt-in), the process launch
  * described (absolute launcher, exact environment). Nothing is started yet.
  */
-export function prepareTransport(server: ResolvedServer, credentials: CredentialResolver): PreparedTransport {
+/** Where `auth = "oauth"` servers find their tokens, and who decides their authorization-server URLs. */
+export interface OAuthContext {
+  /** The token directory (`<state>/mcp-oauth`). */
+  readonly tokenDir: string;
+  /** The task's layers: refresh requests are `net` accesses like any other. */
+  readonly layers: readonly AuthorityLayer[];
+}
+
+export function prepareTransport(
+  server: ResolvedServer,
+  credentials: CredentialResolver,
+  oauth: OAuthContext = { tokenDir: defaultTokenDir(), layers: [] },
+): PreparedTransport {
   if (server.transport === "stdio") {
     for (const [what, path] of [
       ["command", server.command],
@@ -56,10 +73,29 @@ export function prepareTransport(server: ResolvedServer, credentials: Credential
     return { ok: false, code: McpDiagnosticCode.SERVER_CONFIG, message: checked.problem };
   const headers = resolveSecrets(credentials, server.name, "headers", server.headers);
   if (!headers.ok) return { ok: false, code: McpDiagnosticCode.CREDENTIAL, message: headers.message };
+  const secrets = [...headers.secrets];
+  let authorize: ((fetch: FetchLike) => FetchLike) | undefined;
+  if (server.oauth) {
+    const bearer = prepareBearer({
+      server,
+      settings: server.oauth,
+      url: checked.url,
+      store: new TokenStore(oauth.tokenDir),
+      layers: oauth.layers,
+      credentials,
+      secrets,
+    });
+    if (!bearer.ok) {
+      const code =
+        bearer.kind === "credential" ? McpDiagnosticCode.CREDENTIAL : McpDiagnosticCode.AUTH_REQUIRED;
+      return { ok: false, code, message: bearer.message };
+    }
+    authorize = bearer.authorize;
+  }
   return {
     ok: true,
-    transport: createHttpTransport(checked.url, headers.values, server.maxMessageBytes),
+    transport: createHttpTransport(checked.url, headers.values, server.maxMessageBytes, authorize),
     stdio: undefined,
-    secrets: headers.secrets,
+    secrets,
   };
 }

@@ -121,6 +121,74 @@ export const StdioServerSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * `auth = "oauth"` and its client settings (MCP authorization, OAuth 2.1): `pablo mcp login NAME`
+ * obtains the tokens, which are stored under the state directory and sent only to this server.
+ */
+const oauthKeys = {
+  auth: Type.Optional(
+    Type.Literal("oauth", {
+      description:
+        'Authorize with OAuth (the MCP authorization spec): run `pablo mcp login NAME` once; calls then carry its token. Needs transport = "http".',
+    }),
+  ),
+  client_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description:
+        "A client ID registered with the authorization server in advance. Without it Pablo uses `client_metadata_url` where the server supports it, else dynamic registration.",
+    }),
+  ),
+  client_secret: Type.Optional(
+    Type.String({
+      pattern: CREDENTIAL_NAME_PATTERN,
+      description:
+        "Credential name (consumer `mcp.oauth`) holding the secret of `client_id`; sent only to the token endpoint, by the method it supports.",
+    }),
+  ),
+  client_metadata_url: Type.Optional(
+    Type.String({
+      pattern: "^https://[^/?#]+/[^?#]+",
+      maxLength: 2048,
+      description:
+        "An https URL of this client's metadata document, used as the client ID where the authorization server supports client ID metadata documents.",
+    }),
+  ),
+  scopes: Type.Optional(
+    Type.Array(Type.String({ pattern: "^[!#-\\[\\]-~]{1,256}$", description: "One OAuth scope." }), {
+      maxItems: 64,
+      description:
+        "Scopes to request. Default: those the server's WWW-Authenticate challenge names, else its scopes_supported, else none.",
+    }),
+  ),
+  grant: Type.Optional(
+    Type.Union([Type.Literal("authorization_code"), Type.Literal("client_credentials")], {
+      description:
+        'How tokens are obtained: "authorization_code" (a person approves in a browser; default) or "client_credentials" (a machine client with `client_id` and `client_secret` or `client_key`).',
+    }),
+  ),
+  client_key: Type.Optional(
+    Type.String({
+      pattern: CREDENTIAL_NAME_PATTERN,
+      description:
+        "Credential name (consumer `mcp.oauth`) holding a PKCS#8 PEM private key: the client authenticates with a signed JWT (private_key_jwt) instead of a secret.",
+    }),
+  ),
+  client_key_algorithm: Type.Optional(
+    Type.Union([Type.Literal("ES256"), Type.Literal("RS256")], {
+      description: 'Signing algorithm of `client_key`. Default "ES256".',
+    }),
+  ),
+  login_timeout_ms: Type.Optional(
+    Type.Integer({
+      minimum: 1000,
+      maximum: 3_600_000,
+      description: "How long `pablo mcp login` waits for the browser to come back. Default 300000 (5 min).",
+    }),
+  ),
+};
+
 export const HttpServerSchema = Type.Object(
   {
     transport: Type.Literal("http", { description: "Speak MCP over Streamable HTTP." }),
@@ -136,9 +204,18 @@ export const HttpServerSchema = Type.Object(
         description: "Allow plain http:// to a literal loopback address (127.0.0.0/8, [::1]). Default false.",
       }),
     ),
+    ...oauthKeys,
     ...common,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // The client settings mean something only with `auth = "oauth"`; alone they are a mistake.
+    dependentRequired: Object.fromEntries(
+      Object.keys(oauthKeys)
+        .filter((key) => key !== "auth")
+        .map((key) => [key, ["auth"]]),
+    ),
+  },
 );
 
 export const McpServerSchema = Type.Union([StdioServerSchema, HttpServerSchema]);

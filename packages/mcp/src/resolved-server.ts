@@ -1,5 +1,6 @@
 import type { Risk } from "@pablo/kernel";
 import { Compile } from "typebox/compile";
+import { type OAuthSettings, resolveOAuthSettings } from "./oauth/settings.js";
 import {
   MCP_DEFAULTS,
   type McpServerConfig,
@@ -38,6 +39,8 @@ export interface ResolvedHttpServer extends ResolvedCommon {
   /** Header -> credential name. */
   readonly headers: Readonly<Record<string, string>>;
   readonly allowLoopbackHttp: boolean;
+  /** `auth = "oauth"`: tokens from `pablo mcp login`; undefined for header-only servers. */
+  readonly oauth: OAuthSettings | undefined;
 }
 
 export type ResolvedServer = ResolvedStdioServer | ResolvedHttpServer;
@@ -85,5 +88,6 @@ export function resolveServer(name: string, raw: unknown): ResolvedServer | { pr
     url: config.url,
     headers: config.headers ?? {},
     allowLoopbackHttp: config.allow_loopback_http ?? MCP_DEFAULTS.allowLoopbackHttp,
+    oauth: resolveOAuthSettings(config),
   };
 }
