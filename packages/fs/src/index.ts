@@ -10,6 +10,7 @@ export {
   parseFsOptions,
   resolveFsOptions,
 } from "./options.js";
+export type { LocalFsOptions } from "./port/local.js";
 export { createLocalFs } from "./port/local.js";
 export type { MemoryFs } from "./port/memory.js";
 export { createMemoryFs } from "./port/memory.js";

@@ -26,6 +26,17 @@ import { type DirEntry, type EntryInfo, type EntryType, type FsPort, PortError }
 const PROC_FD = "/proc/self/fd";
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
+export interface LocalFsOptions {
+  /**
+   * Milliseconds a search works on the calling thread before it starts the worker threads (about
+   * what starting them costs; default {@link SCAN_STARTUP_MS}). 0 hands every batch to the threads.
+   */
+  readonly scanStartupMs?: number | undefined;
+}
+
+/** About what starting the search worker threads costs: a search shorter than this stays on one thread. */
+export const SCAN_STARTUP_MS = 40;
+
 /**
  * The local disk on Linux. Node has no `openat`, so a component is opened relative to its parent
  * through `/proc/self/fd/<dirfd>/<name>`: the kernel resolves the directory from the descriptor and
@@ -33,11 +44,13 @@ const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK
  * (one component, one chunk), so callers yield between them; a page-cache read of a chunk is
  * cheaper than a thread-pool round trip.
  */
-export function createLocalFs(): FsPort {
+export function createLocalFs(options: LocalFsOptions = {}): FsPort {
   if (!existsSync(PROC_FD)) {
     throw new PortError("ENOSYS", "the local filesystem port needs Linux /proc/self/fd");
   }
-  return localFs;
+  const startup = options.scanStartupMs ?? SCAN_STARTUP_MS;
+  if (startup === SCAN_STARTUP_MS) return localFs;
+  return { ...localFs, scanStartupMs: () => (sharedScanPool().running ? 0 : startup) };
 }
 
 const at = (dir: number, name: string): string => `${PROC_FD}/${dir}/${name}`;
@@ -157,6 +170,10 @@ const localFs: FsPort = {
 
   scanFiles(dir, names, request) {
     return sharedScanPool().run({ dir, names, ...request });
+  },
+
+  scanStartupMs() {
+    return sharedScanPool().running ? 0 : SCAN_STARTUP_MS;
   },
 };
 

@@ -54,6 +54,13 @@ export interface FsPort {
    * with fstat) and reports files over `request.largeBytes` as `defer` for the caller to scan.
    */
   scanFiles?(dir: number, names: readonly string[], request: ScanRequest): Promise<BatchScan>;
+  /**
+   * Optional, with `scanFiles`: about what starting the threads behind it would cost now, in
+   * milliseconds (0 when they are already running). A search scans on the calling thread until it
+   * has worked that long, so a small tree never waits for threads it would barely use. Absent:
+   * `scanFiles` is used from the first file.
+   */
+  scanStartupMs?(): number;
 }
 
 /** What to look for in a batch of files. */

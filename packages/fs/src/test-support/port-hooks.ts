@@ -17,6 +17,8 @@ export function hookedPort(io: FsPort, hooks: { before?: Hooks; after?: Hooks })
       const value = Reflect.get(target, key, receiver) as unknown;
       if (typeof value !== "function") return value;
       const name = key as keyof FsPort;
+      // Unhooked methods pass through as they are (`scanStartupMs` answers synchronously).
+      if (!hooks.before?.[name] && !hooks.after?.[name]) return (value as () => unknown).bind(target);
       return async (...args: unknown[]) => {
         await (hooks.before?.[name] as ((...a: unknown[]) => unknown) | undefined)?.(...args);
         const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);

@@ -119,7 +119,8 @@ describe("parallel and serial search", () => {
     }
     w.write("d0/bin.dat", Buffer.from("needle\u0000"));
     w.symlink("d1", "d0/link");
-    const parallel = await fsHarness({ workspace: w.ws });
+    // Start-up 0: every batch goes to the worker threads, however small the tree.
+    const parallel = await fsHarness({ workspace: w.ws, io: createLocalFs({ scanStartupMs: 0 }) });
     // A scan-byte quota keeps a search on one thread; this one is too large to bind.
     const serial = await fsHarness({ workspace: w.ws, options: { quotas: { scan_bytes: 1e12 } } });
     const bounds: (string | null)[] = [];
@@ -138,7 +139,11 @@ describe("parallel and serial search", () => {
         expect(a.matches.length).toBeGreaterThan(100);
     }
     expect(bounds).toEqual([null, "matches", null, "depth", null]);
-    const entries = await fsHarness({ workspace: w.ws, options: { quotas: { entries: 150 } } });
+    const entries = await fsHarness({
+      workspace: w.ws,
+      io: createLocalFs({ scanStartupMs: 0 }),
+      options: { quotas: { entries: 150 } },
+    });
     const entriesSerial = await fsHarness({
       workspace: w.ws,
       options: { quotas: { entries: 150, scan_bytes: 1e12 } },
@@ -160,7 +165,7 @@ describe("cancellation", () => {
     const controller = new AbortController();
     let armed = false;
     let lists = 0;
-    const io = hookedPort(createLocalFs(), {
+    const io = hookedPort(createLocalFs({ scanStartupMs: 0 }), {
       after: {
         list: () => {
           if (armed && ++lists === 5) controller.abort();

@@ -4,6 +4,7 @@ import Type from "typebox";
 import type { FsEnv } from "../env.js";
 import type { Resolution } from "../resolve.js";
 import { displayPath } from "../roots.js";
+import { literalNeedle } from "../walk/lines.js";
 import { searchParallel } from "../walk/search-parallel.js";
 import { searchListedFile, searchOpenFile } from "../walk/search-serial.js";
 import { SearchTally } from "../walk/tally.js";
@@ -107,7 +108,7 @@ async function search(
   const tally = new SearchTally(maxMatches, quotas.scan_bytes);
   const common = {
     io: env.io,
-    query: Buffer.from(args.query, "utf8"),
+    needle: literalNeedle(Buffer.from(args.query, "utf8")),
     fileBytes: quotas.file_bytes,
     tally,
     yielder,
@@ -122,12 +123,14 @@ async function search(
     else bound = await searchOpenFile(common, leaf.handle, leaf.info.size, pathOf([]));
   } else if (leaf.type === "directory") {
     const limits = { maxDepth: minDefined(args.max_depth, quotas.search_depth), maxEntries: quotas.entries };
-    // Worker threads scan when the port offers them; a scan-byte quota keeps the search on one
-    // thread, so the quota bounds what is read and not only what is reported.
+    // Worker threads scan when the port offers them (once the search has run for as long as
+    // starting them takes); a scan-byte quota keeps the search on one thread, so the quota bounds
+    // what is read and not only what is reported.
     const scanFiles = env.io.scanFiles?.bind(env.io);
     if (scanFiles && quotas.scan_bytes === undefined) {
+      const startupMs = env.io.scanStartupMs?.() ?? 0;
       bound = await searchParallel(
-        { ...common, scanFiles, include, maxMatches, pathOf },
+        { ...common, scanFiles, startupMs, include, maxMatches, pathOf },
         leaf.handle,
         limits,
       );

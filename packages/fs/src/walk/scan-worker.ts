@@ -1,5 +1,5 @@
 import type { BatchScan, ScanRequest, ScanStatus } from "../port/types.js";
-import { type findLines, LINE_FUNCTIONS } from "./lines.js";
+import { findLines, LINE_FUNCTIONS, literalNeedle } from "./lines.js";
 
 export interface ScanJob extends ScanRequest {
   readonly id: number;
@@ -9,31 +9,35 @@ export interface ScanJob extends ScanRequest {
 
 /**
  * The source text of a search worker: the line functions of `lines.ts` and {@link workerMain}.
- * Evaluated rather than loaded from a file, so built JavaScript and the TypeScript sources under
- * test start the very same worker.
+ * Evaluated rather than loaded from a file, so built JavaScript, a bundle of it and the TypeScript
+ * sources under test start the very same worker.
  */
 export function workerSource(): string {
   // Transpilers that keep function names (esbuild, tsx) wrap functions in a `__name` helper that
   // would not exist in the worker.
   const shim = "var __name = (target) => target;";
-  return `"use strict";\n${shim}\n${LINE_FUNCTIONS.map(String).join("\n")}\n(${workerMain.toString()})(findLines);\n`;
+  // A bundler may rename the functions (and keep their old `name`), so the entry points are passed
+  // as expressions of their own source text rather than by name; `require` is passed in too, because
+  // a bundler rewrites a free `require(...)` into a helper of its own that the worker does not have.
+  const entry = `(${workerMain})((${findLines}), (${literalNeedle}), require);`;
+  return `"use strict";\n${shim}\n${LINE_FUNCTIONS.map(String).join("\n")}\n${entry}\n`;
 }
 
 /**
  * A search worker thread: scans batches of files of one directory, opening each name relative to
  * the directory's descriptor (shared with the main thread, which keeps it open until the batch is
  * answered) exactly as the local port opens files: no link followed, never blocking, checked with
- * fstat. Runs only inside the worker, so it may use nothing but its argument and `require`.
+ * fstat. Runs only inside the worker, so it may use nothing but its arguments and globals.
  */
-function workerMain(find: typeof findLines): void {
-  const { isUtf8 } = require("node:buffer") as typeof import("node:buffer");
-  const fs = require("node:fs") as typeof import("node:fs");
-  const { parentPort } = require("node:worker_threads") as typeof import("node:worker_threads");
+function workerMain(find: typeof findLines, prepare: typeof literalNeedle, load: NodeJS.Require): void {
+  const { isUtf8 } = load("node:buffer") as typeof import("node:buffer");
+  const fs = load("node:fs") as typeof import("node:fs");
+  const { parentPort } = load("node:worker_threads") as typeof import("node:worker_threads");
   const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
   let buffer = Buffer.allocUnsafe(64 * 1024);
 
   const scan = (job: ScanJob): BatchScan => {
-    const query = Buffer.from(job.query, "utf8");
+    const needle = prepare(Buffer.from(job.query, "utf8"));
     const out: {
       statuses: ScanStatus[];
       bytes: number[];
@@ -64,7 +68,7 @@ function workerMain(find: typeof findLines): void {
             read += n;
           }
           const chunk = buffer.subarray(0, read);
-          const lines = find(chunk, query, 0, job.maxLines, false);
+          const lines = find(chunk, needle, 0, job.maxLines, false);
           if (lines.matches.length > 0) {
             // Binary only matters for a file that matched.
             const binary = chunk.includes(0) || !isUtf8(chunk);
@@ -84,5 +88,8 @@ function workerMain(find: typeof findLines): void {
     return out;
   };
 
-  parentPort?.on("message", (job: ScanJob) => parentPort.postMessage({ id: job.id, result: scan(job) }));
+  // Batches come several to a message and are answered with one.
+  parentPort?.on("message", (jobs: ScanJob[]) =>
+    parentPort.postMessage(jobs.map((job) => ({ id: job.id, result: scan(job) }))),
+  );
 }

@@ -1,7 +1,7 @@
 import type { FsPort } from "../port/types.js";
 import { isContinuation, isValidUtf8 } from "../utf8.js";
 import type { Yielder } from "../yielder.js";
-import { findLines, type LineMatch } from "./lines.js";
+import { findLines, type LineMatch, type Needle } from "./lines.js";
 
 export type { LineMatch } from "./lines.js";
 
@@ -27,7 +27,7 @@ export async function scanFile(
   io: FsPort,
   handle: number,
   size: number,
-  query: Buffer,
+  needle: Needle,
   budget: number,
   buffers: { buffer: Buffer },
   yielder: Yielder,
@@ -58,7 +58,7 @@ export async function scanFile(
     if (!single && (chunk.includes(0) || !isValidUtf8(chunk))) binary = true;
     if (!binary) {
       // Line numbers only need the newlines before a match; a later chunk needs this chunk's count.
-      const found = findLines(chunk, query, linesBefore, budget - matches.length, !eof);
+      const found = findLines(chunk, needle, linesBefore, budget - matches.length, !eof);
       if (found.matches.length > 0 && single && (chunk.includes(0) || !isValidUtf8(chunk))) {
         binary = true;
       } else {

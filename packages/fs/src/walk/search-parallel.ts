@@ -17,6 +17,8 @@ type Event = { readonly kind: "skip"; readonly what: "symlinks" | "special" } | 
 
 export interface ParallelSearch extends SearchFile {
   readonly scanFiles: NonNullable<FsPort["scanFiles"]>;
+  /** Milliseconds to search on this thread before handing files to `scanFiles` (its start-up cost). */
+  readonly startupMs: number;
   readonly include: ((name: string) => boolean) | undefined;
   readonly maxMatches: number;
   readonly pathOf: (relative: readonly string[]) => string;
@@ -28,10 +30,11 @@ const WINDOW = 64;
 
 /**
  * The walk runs on this thread while worker threads scan runs of files; their answers are consumed
- * strictly in walk order, so bounds and counts are those of a serial search. A directory
- * descriptor stays open until every batch naming it has been answered and consumed, because a
- * closed descriptor's number can be reused by another directory while a worker still resolves
- * names against it.
+ * strictly in walk order, so bounds and counts are those of a serial search. Until the search has
+ * run for `startupMs` (what starting the workers would cost) it scans files itself, so a small tree
+ * is done before threads would have started. A directory descriptor stays open until every batch
+ * naming it has been answered and consumed, because a closed descriptor's number can be reused by
+ * another directory while a worker still resolves names against it.
  */
 export async function searchParallel(
   search: ParallelSearch,
@@ -39,13 +42,16 @@ export async function searchParallel(
   limits: WalkLimits,
 ): Promise<Bound | undefined> {
   const { io, tally } = search;
+  const began = performance.now();
+  // Nothing is queued while this thread scans, so it adds to the tally directly, in walk order.
+  let handOff = search.startupMs <= 0;
   const events: Event[] = [];
   const refs = new Map<number, number>();
   const closable = new Set<number>();
   let head = 0;
   let stopped: Bound | undefined;
   const request = {
-    query: search.query.toString("utf8"),
+    query: search.needle.bytes.toString("utf8"),
     maxLines: search.maxMatches + 1,
     fileBytes: search.fileBytes,
     largeBytes: SCAN_CHUNK,
@@ -68,6 +74,20 @@ export async function searchParallel(
     answer.then(settle, settle);
     refs.set(dir, (refs.get(dir) ?? 0) + 1);
     events.push(event);
+  };
+  /** Scans the run's first names on this thread until the hand-off time; returns how many it took. */
+  const scanHere = async (dir: number, names: readonly string[], relative: readonly string[]) => {
+    let i = 0;
+    while (i < names.length && !handOff) {
+      const name = names[i++] as string;
+      if (search.include && !search.include(name)) tally.skipped.excluded++;
+      else {
+        stopped = await searchListedFile(search, dir, name, search.pathOf([...relative, name]));
+        if (stopped) break;
+      }
+      handOff = performance.now() - began >= search.startupMs;
+    }
+    return i;
   };
   const consume = async (event: Event): Promise<Bound | undefined> => {
     if (event.kind === "skip") {
@@ -96,7 +116,9 @@ export async function searchParallel(
       start,
       {
         runs: async (dir, names, relative) => {
-          for (let i = 0; i < names.length; i += BATCH) dispatch(dir, relative, names.slice(i, i + BATCH));
+          const here = handOff ? 0 : await scanHere(dir, names, relative);
+          if (stopped) return stopped;
+          for (let i = here; i < names.length; i += BATCH) dispatch(dir, relative, names.slice(i, i + BATCH));
           await drain(WINDOW);
           return stopped;
         },
@@ -104,7 +126,10 @@ export async function searchParallel(
       limits,
       search.yielder,
       {
-        onSkip: (what) => void events.push({ kind: "skip", what }),
+        onSkip: (what) => {
+          if (events.length === 0) tally.skipped[what]++;
+          else events.push({ kind: "skip", what });
+        },
         closeDir: async (dir) => {
           if (refs.has(dir)) closable.add(dir);
           else await io.close(dir).catch(() => undefined);
@@ -131,8 +156,8 @@ async function consumeRun(
   answer: BatchScan,
 ): Promise<Bound | undefined> {
   const { tally } = search;
-  const found = new Map(answer.found.map((f) => [f.index, f]));
-  const errors = new Map(answer.errors.map((e) => [e.index, e]));
+  // Workers report found files and errors in index order.
+  let found = 0;
   let k = 0;
   for (let i = 0; i < event.names.length; i++) {
     if (!event.included[i]) {
@@ -142,16 +167,16 @@ async function consumeRun(
     const index = k++;
     const status = answer.statuses[index];
     if (status === 0) {
-      const hit = found.get(index);
-      const path = () => search.pathOf([...event.relative, event.names[i] as string]);
+      const hit = answer.found[found]?.index === index ? answer.found[found++] : undefined;
+      const bytes = answer.bytes[index] ?? 0;
       const bound = hit
-        ? tally.add(path(), {
-            bytes: answer.bytes[index] ?? 0,
+        ? tally.add(search.pathOf([...event.relative, event.names[i] as string]), {
+            bytes,
             binary: hit.binary,
             matches: hit.matches,
             more: false,
           })
-        : tally.add("", { bytes: answer.bytes[index] ?? 0, binary: false, matches: [], more: false });
+        : tally.add("", { bytes, binary: false, matches: [], more: false });
       if (bound) return bound;
     } else if (status === 1) tally.skipped.symlinks++;
     else if (status === 2) tally.skipped.special++;
@@ -161,7 +186,7 @@ async function consumeRun(
       const bound = await searchListedFile(search, event.dir, name, search.pathOf([...event.relative, name]));
       if (bound) return bound;
     } else if (status === 6) {
-      const error = errors.get(index);
+      const error = answer.errors.find((e) => e.index === index);
       throw new PortError(error?.code ?? "EIO", error?.message ?? "a search worker failed");
     }
   }

@@ -1,13 +1,15 @@
 import type { FsPort } from "../port/types.js";
 import { errorCode } from "../port/types.js";
 import type { Yielder } from "../yielder.js";
+import type { Needle } from "./lines.js";
 import { scanFile } from "./scan.js";
 import type { SearchTally } from "./tally.js";
 import type { Bound } from "./tree.js";
 
 export interface SearchFile {
   readonly io: FsPort;
-  readonly query: Buffer;
+  /** The query, and which of its bytes this thread's search looks for first. */
+  readonly needle: Needle;
   readonly fileBytes: number | undefined;
   readonly tally: SearchTally;
   readonly yielder: Yielder;
@@ -32,7 +34,7 @@ export async function searchOpenFile(
     search.io,
     handle,
     size,
-    search.query,
+    search.needle,
     tally.remaining,
     search.buffers,
     search.yielder,
