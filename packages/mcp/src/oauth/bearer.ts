@@ -1,4 +1,9 @@
-import { auth, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
+import {
+  auth,
+  extractWWWAuthenticateParams,
+  type OAuthDiscoveryState,
+  refreshAuthorization,
+} from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { AuthorityLayer, CredentialResolver } from "@pablo/kernel";
 import type { ResolvedHttpServer } from "../resolved-server.js";
@@ -72,6 +77,7 @@ export function prepareBearer(input: BearerInput): PreparedBearer {
 
   let refreshing: Promise<void> | undefined;
   let forceRefresh = false;
+  let renewed = false;
   const refresh = async (): Promise<void> => {
     const provider = new PabloOAuthProvider({
       server: server.name,
@@ -87,19 +93,23 @@ export function prepareBearer(input: BearerInput): PreparedBearer {
     });
     const fetchFn = oauthFetch({ layers: input.layers, allowLoopbackHttp: server.allowLoopbackHttp });
     try {
-      await auth(provider, { serverUrl: url, fetchFn });
+      if (machine) await auth(provider, { serverUrl: url, fetchFn });
+      else await refreshWith(provider, record, url, fetchFn);
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       throw unauthorized(`its token could not be refreshed (${why.slice(0, 200)}): ${login}`);
     }
   };
   const currentToken = async (): Promise<string> => {
-    if (forceRefresh || needsRenewal(record?.tokens, Date.now(), REFRESH_MARGIN_MS)) {
+    // A token this task just obtained is used until it expires, even if it lives less than the margin.
+    const margin = renewed ? 0 : REFRESH_MARGIN_MS;
+    if (forceRefresh || needsRenewal(record?.tokens, Date.now(), margin)) {
       refreshing ??= refresh().finally(() => {
         refreshing = undefined;
       });
       await refreshing;
       forceRefresh = false;
+      renewed = true;
     }
     const token = record?.tokens?.access_token;
     if (token === undefined) throw unauthorized(`it has no token: ${login}`);
@@ -135,4 +145,33 @@ export function prepareBearer(input: BearerInput): PreparedBearer {
       throw unauthorized(`the server refused its token (HTTP 401); the request was not re-sent: ${login}`);
     },
   };
+}
+
+/**
+ * A refresh-token grant against the authorization server the login discovered (its URL decided
+ * by the net dimension again, through `fetchFn`), for the same resource. Nothing interactive.
+ */
+async function refreshWith(
+  provider: PabloOAuthProvider,
+  record: TokenRecord | undefined,
+  url: URL,
+  fetchFn: FetchLike,
+): Promise<void> {
+  const discovery = record?.discovery as OAuthDiscoveryState | undefined;
+  const refreshToken = record?.tokens?.refresh_token;
+  const client = provider.clientInformation();
+  if (!discovery?.authorizationServerUrl || refreshToken === undefined || !client) {
+    throw new McpOAuthError(McpOAuthCode.FAILED, "no refresh token or authorization server is recorded");
+  }
+  const tokens = await refreshAuthorization(discovery.authorizationServerUrl, {
+    ...(discovery.authorizationServerMetadata ? { metadata: discovery.authorizationServerMetadata } : {}),
+    clientInformation: client,
+    refreshToken,
+    resource: new URL(discovery.resourceMetadata?.resource ?? url.href),
+    ...(provider.addClientAuthentication
+      ? { addClientAuthentication: provider.addClientAuthentication }
+      : {}),
+    fetchFn,
+  });
+  provider.saveTokens({ ...tokens, issuer: discovery.authorizationServerUrl });
 }

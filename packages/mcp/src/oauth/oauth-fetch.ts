@@ -1,6 +1,7 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type AuthorityLayer, evaluateAuthority } from "@pablo/kernel";
 import { checkServerUrl } from "../http-transport.js";
+import { loopbackHttpFetch } from "../loopback-fetch.js";
 import { McpOAuthCode, McpOAuthError } from "./codes.js";
 
 /** Largest metadata, registration or token response accepted. */
@@ -29,6 +30,7 @@ export interface OAuthFetchOptions {
  * SDK adds client authentication to the token endpoint only.
  */
 export function oauthFetch(options: OAuthFetchOptions): FetchLike {
+  const plainHttp = loopbackHttpFetch();
   return async (input, init) => {
     const href = typeof input === "string" ? input : input.href;
     const method = init?.method ?? "GET";
@@ -37,7 +39,15 @@ export function oauthFetch(options: OAuthFetchOptions): FetchLike {
     const signals = [AbortSignal.timeout(OAUTH_REQUEST_TIMEOUT_MS)];
     if (options.signal) signals.push(options.signal);
     if (init?.signal) signals.push(init.signal);
-    const response = await fetch(href, { ...init, redirect: "manual", signal: AbortSignal.any(signals) });
+    // Plain http is loopback only (refuseUnlessAllowed); it goes where the resolved name was checked.
+    const send = href.startsWith("http:") ? plainHttp : fetch;
+    const payload = init?.body instanceof URLSearchParams ? init.body.toString() : init?.body;
+    const response = await send(href, {
+      ...init,
+      ...(payload === undefined ? {} : { body: payload }),
+      redirect: "manual",
+      signal: AbortSignal.any(signals),
+    });
     if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
       await response.body?.cancel().catch(() => undefined);
       throw new McpOAuthError(

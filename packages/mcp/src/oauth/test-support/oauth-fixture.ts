@@ -242,10 +242,8 @@ async function serveMcp(
     const text = request.params.name === "leak" ? `you sent ${bearer}` : "hello";
     return { content: [{ type: "text", text }] };
   });
-  const transport = new StreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
+  // Stateless (no session IDs), answering with JSON rather than a stream.
+  const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
   res.on("close", () => {
     void transport.close();
     void server.close();
