@@ -5,9 +5,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
 import { Readable, Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import {
   client as acpClient,
   type ClientCapabilities,
@@ -20,10 +18,6 @@ import {
 } from "@agentclientprotocol/sdk";
 import { onTestFinished } from "vitest";
 import { PABLO_BIN } from "./harness.js";
-
-const HERE = dirname(fileURLToPath(import.meta.url));
-/** Until `case "acp"` is wired into cli.ts, the built launcher runs the same command. */
-const LAUNCHER = resolve(HERE, "..", "..", "dist", "acp", "test-support", "launch.js");
 
 export interface AcpProcessOptions {
   readonly args: readonly string[];
@@ -55,10 +49,9 @@ export interface AcpProcess {
   readonly exited: Promise<number | null>;
 }
 
-/** The real binary once its dispatcher knows `acp`, else the launcher. */
+/** The built binary's ACP agent: `pablo acp`. */
 export function useBinary(): string[] {
-  const cli = readFileSync(resolve(dirname(PABLO_BIN), "cli.js"), "utf8");
-  return cli.includes('case "acp"') ? [PABLO_BIN, "acp"] : [LAUNCHER];
+  return [PABLO_BIN, "acp"];
 }
 
 /** Starts the program and initializes the connection; killed when the test finishes. */
