@@ -63,11 +63,14 @@ export interface AcpServer {
 
 /**
  * `pablo acp` as ACP handlers: `initialize` advertises only what is built (text prompts, resource
- * links, HTTP and stdio MCP servers through the deployment's policy; no session loading),
- * `session/new` opens the session `open` makes (for an editor: one governed task with the
- * client's `cwd` as its workspace), `session/prompt` runs the agent, `session/cancel` stops it, `session/set_mode` switches the
- * operating mode, `session/set_config_option` the permission mode, and `session/close` ends a
- * session's task (its MCP servers with it); the rest end when the connection does.
+ * links, HTTP and stdio MCP servers through the deployment's policy), `session/new` opens the
+ * session `open` makes (for an editor: one governed task with the client's `cwd` as its
+ * workspace), `session/prompt` runs the agent, `session/cancel` stops it, `session/set_mode`
+ * switches the operating mode, `session/set_config_option` the permission mode, and
+ * `session/close` ends a session's task (its MCP servers with it); the rest end when the
+ * connection does. `session/load` and `session/list` are neither advertised nor served: the audit
+ * log keeps one record per call (hashes and redacted previews, no messages) and the session store
+ * keeps scratch files and review snapshots, so no store holds a conversation to replay or resume.
  */
 export function createAcpServer(options: AcpServerOptions): AcpServer {
   const sessions = new Map<string, AcpSession>();
