@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   type CallToolResult,
@@ -54,6 +53,9 @@ export class McpConnection {
   #lastError: Error | undefined;
   #closing = false;
   #relist: Promise<void> | undefined;
+  #calls = 0;
+  /** Caller signals already handed to the SDK (see `#requestSignal`). */
+  readonly #signals = new WeakSet<AbortSignal>();
 
   constructor(
     server: ResolvedServer,
@@ -119,36 +121,60 @@ export class McpConnection {
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
     if (this.#ended) return { kind: "unavailable", reason: this.#ended };
     if (this.#relist) await this.#relist;
-    const token = `pablo-${randomUUID()}`;
+    // Unique within this session, which is all a progress token has to be.
+    const token = `pablo-${++this.#calls}`;
     const unwatch = this.#tap.watchProgress(token, options.onProgress);
+    const { signal, detach } = this.#requestSignal(options.signal);
     let endCall: (reason: string) => void = () => undefined;
-    const disconnected = new Promise<CallOutcome>((resolve) => {
-      endCall = (reason) => resolve({ kind: "disconnected", reason });
-    });
-    this.#inflight.add(endCall);
-    // The kernel may hand every call of a turn the same signal, and the SDK never removes the
-    // listener it adds: give the SDK a per-call signal and detach from the caller's afterwards.
-    const controller = new AbortController();
-    const forward = () => controller.abort(options.signal.reason);
-    if (options.signal.aborted) forward();
-    else options.signal.addEventListener("abort", forward, { once: true });
+    // Over HTTP: resumes the call's response stream, or ends the call when it cannot be resumed.
+    const stream = HttpResumption.of(this.#tap.inner)?.watch(token, (reason) => endCall(this.#scrub(reason)));
     try {
-      // `request`, not `callTool`: Pablo validates structured output itself, within its subset.
-      const request = this.#client.request(
-        { method: "tools/call", params: { name, arguments: args, _meta: { progressToken: token } } },
-        CallToolResultSchema,
-        { signal: controller.signal, timeout: options.timeoutMs },
-      );
-      const answered = request.then(
-        (result): CallOutcome => ({ kind: "result", result: result as CallToolResult }),
-        (error: unknown) => this.#classify(error, options.signal),
-      );
-      return await Promise.race([answered, disconnected]);
+      // One promise settled by whichever comes first, the answer or the end of the connection.
+      return await new Promise<CallOutcome>((resolve) => {
+        endCall = (reason) => resolve({ kind: "disconnected", reason });
+        this.#inflight.add(endCall);
+        // `request`, not `callTool`: Pablo validates structured output itself, within its subset.
+        this.#client
+          .request(
+            { method: "tools/call", params: { name, arguments: args, _meta: { progressToken: token } } },
+            CallToolResultSchema,
+            { signal, timeout: options.timeoutMs },
+          )
+          .then(
+            (result) =>
+              resolve({
+                kind: "result",
+                result: result as CallToolResult,
+                ...(stream?.resumptions ? { resumedStreams: stream.resumptions } : {}),
+              }),
+            (error: unknown) => resolve(this.#classify(error, options.signal)),
+          );
+      });
     } finally {
-      options.signal.removeEventListener("abort", forward);
+      stream?.end();
+      detach?.();
       unwatch();
       this.#inflight.delete(endCall);
     }
+  }
+
+  /**
+   * The signal to give the SDK for one request. The SDK adds an abort listener and never removes
+   * it, so it must get a signal that dies with the call. The kernel gives each call its own signal,
+   * which is then passed as it is: creating and linking another AbortSignal costs more on Node 20
+   * than the rest of the call's client-side work. A signal seen on an earlier call (a host reusing
+   * one across calls) gets a per-call child instead, so listeners cannot pile up on it.
+   */
+  #requestSignal(signal: AbortSignal): { signal: AbortSignal; detach?: () => void } {
+    if (!this.#signals.has(signal)) {
+      this.#signals.add(signal);
+      return { signal };
+    }
+    const controller = new AbortController();
+    const forward = () => controller.abort(signal.reason);
+    if (signal.aborted) forward();
+    else signal.addEventListener("abort", forward, { once: true });
+    return { signal: controller.signal, detach: () => signal.removeEventListener("abort", forward) };
   }
 
   /** Ends the session; for stdio, ends and reaps the process group. Resolves whether that was proven. */

@@ -74,16 +74,25 @@ function fromCallResult(
   secrets: readonly string[],
 ): ToolResult {
   const where = { server: ref.server, tool: ref.tool };
-  const blocks = result.content ?? [];
-  const unsupported = [...new Set(blocks.filter((b) => b.type !== "text").map((b) => b.type))];
-  if (unsupported.length > 0) {
+  // One pass over the blocks: this runs on every call.
+  const text: string[] = [];
+  let unsupported: Set<string> | undefined;
+  for (const block of result.content ?? []) {
+    if (block.type === "text")
+      text.push(secrets.length === 0 ? block.text : scrubSecrets(block.text, secrets));
+    else {
+      unsupported ??= new Set();
+      unsupported.add(block.type);
+    }
+  }
+  if (unsupported) {
+    const types = [...unsupported];
     return fail(
       ErrorCode.UNSUPPORTED_CONTENT,
-      `${ref.nativeName} returned ${unsupported.join(", ")} content, which Pablo does not pass on (only text and structured JSON)`,
-      { ...where, types: unsupported },
+      `${ref.nativeName} returned ${types.join(", ")} content, which Pablo does not pass on (only text and structured JSON)`,
+      { ...where, types },
     );
   }
-  const text = blocks.flatMap((b) => (b.type === "text" ? [scrubSecrets(b.text, secrets)] : []));
   if (result.isError) {
     return fail(
       ErrorCode.TOOL_FAILED,
