@@ -29,7 +29,7 @@ async function loggedIn(fixture: OAuthFixture, dir: string): Promise<void> {
     config: entry(fixture),
     credentials: noCredentials,
     layers: [],
-    store: new TokenStore(dir),
+    tokenDir: dir,
     env: { BROWSER: followingBrowser() },
     stderr: () => undefined,
     signal: new AbortController().signal,

@@ -13,7 +13,7 @@ import { type RedirectReceiver, startRedirectReceiver } from "./redirect-receive
 import { unionScopes } from "./scopes.js";
 import { type Challenge, probeServer } from "./server-probe.js";
 import type { OAuthSettings } from "./settings.js";
-import type { TokenRecord, TokenStore } from "./token-store.js";
+import { type TokenRecord, TokenStore } from "./token-store.js";
 
 /**
  * Authorizations one login may run: the first, and step-ups when the server still answers
@@ -29,7 +29,8 @@ export interface LoginOptions {
   readonly credentials: CredentialResolver;
   /** Authority layers: the server must be allowed (`mcp.server`), every OAuth URL (`net`). */
   readonly layers: readonly AuthorityLayer[];
-  readonly store: TokenStore;
+  /** The token directory (`<state>/mcp-oauth`, {@link defaultTokenDir}). */
+  readonly tokenDir: string;
   /** Where `$BROWSER` is read. */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Progress for the person: the authorization URL, or that the browser was opened. */
@@ -67,8 +68,9 @@ export async function loginMcpServer(options: LoginOptions): Promise<LoginResult
   const headers = resolveSecrets(options.credentials, server.name, "headers", server.headers);
   if (!headers.ok) throw new McpOAuthError(McpOAuthCode.CREDENTIAL, headers.message);
   const secrets = resolveClientSecrets(server.name, settings, options.credentials);
-  const previous = options.store.load(url.href);
-  const file = options.store.fileFor(url.href);
+  const store = new TokenStore(options.tokenDir);
+  const previous = store.load(url.href);
+  const file = store.fileFor(url.href);
 
   const first = await probeServer(server, url, headers.values, undefined, signal);
   if (first.kind === "ok") {
@@ -110,7 +112,7 @@ export async function loginMcpServer(options: LoginOptions): Promise<LoginResult
       const verified = await probeServer(server, url, headers.values, token, signal);
       if (verified.kind === "ok") {
         const done: TokenRecord = { ...record, obtainedAt: Date.now() };
-        options.store.save(done);
+        store.save(done);
         return {
           server: server.name,
           serverUrl: url.href,
