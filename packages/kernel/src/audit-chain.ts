@@ -9,10 +9,10 @@
  * entire log from the edited record onwards did not do so. Anchor {@link ChainReport.head}
  * somewhere else (a ticket, a CI log) to close those gaps.
  */
-import { createHash } from "node:crypto";
 import type { AuditDecision, AuditLayerHash, AuditRecord, AuditSink } from "./audit.js";
 import type { Catalog } from "./catalog.js";
 import { AuditErrorCode } from "./errors.js";
+import { sha256Hex } from "./hash.js";
 import { canonicalJson } from "./json.js";
 import type { AuthorityLayer } from "./policy-schema.js";
 
@@ -102,12 +102,29 @@ export interface ChainReport {
 
 /** The stored form of `record`, linked after `previous` (or first in its log). */
 export function chainRecord(record: AuditRecord, previous: ChainHead | undefined): StoredAuditRecord {
-  const linked = {
-    ...withoutChain(record),
-    seq: previous ? previous.seq + 1 : 0,
-    prev: previous?.hash ?? GENESIS_HASH,
+  return chainLine(record, previous).stored;
+}
+
+/**
+ * The stored form of `record` and its JSON line: the canonical JSON its hash was computed over,
+ * with `hash` added last, so a store serializes each record once.
+ */
+export function chainLine(
+  record: AuditRecord,
+  previous: ChainHead | undefined,
+): { readonly stored: StoredAuditRecord; readonly line: string } {
+  // One copy per record (this runs for every call): the chain fields are set on it in place.
+  const linked: Record<string, unknown> = withoutChain(record);
+  linked["seq"] = previous ? previous.seq + 1 : 0;
+  linked["prev"] = previous?.hash ?? GENESIS_HASH;
+  const canonical = canonicalJson(linked);
+  const hash = sha256(canonical);
+  linked["hash"] = hash;
+  // `canonical` is an object with at least `seq` and `prev`: drop its brace, add the hash.
+  return {
+    stored: linked as unknown as StoredAuditRecord,
+    line: `${canonical.slice(0, -1)},"hash":"${hash}"}`,
   };
-  return { ...linked, hash: recordHash(linked) };
 }
 
 /** SHA-256 of the canonical JSON of a record without its `hash` field. */
@@ -165,15 +182,23 @@ export function catalogHash(catalog: Catalog): string {
 }
 
 /** Each layer's ID and the SHA-256 of its canonical JSON, outermost first. */
-export function layerHashes(layers: readonly AuthorityLayer[]): AuditLayerHash[] {
-  return layers.map((layer) => {
+export function layerHashes(layers: readonly AuthorityLayer[]): readonly AuditLayerHash[] {
+  // A session's layer list is a frozen array replaced on narrowing: one list per array serves
+  // every record of it.
+  const listed = Object.isFrozen(layers) ? layerListCache.get(layers) : undefined;
+  if (listed) return listed;
+  const hashes = layers.map((layer) => {
     let hash = layerHashCache.get(layer);
     if (!hash) {
       hash = sha256(canonicalJson(layer));
       layerHashCache.set(layer, hash);
     }
-    return { id: layer.id, hash };
+    return Object.freeze({ id: layer.id, hash });
   });
+  if (!Object.isFrozen(layers)) return hashes;
+  const frozen = Object.freeze(hashes);
+  layerListCache.set(layers, frozen);
+  return frozen;
 }
 
 /** True when a stored record satisfies a filter. */
@@ -191,9 +216,10 @@ export function matchesFilter(record: AuditRecord, filter: AuditFilter = {}): bo
 // Catalogs and layers are frozen, so a hash computed once per object stays right.
 const catalogHashes = new WeakMap<Catalog, string>();
 const layerHashCache = new WeakMap<AuthorityLayer, string>();
+const layerListCache = new WeakMap<readonly AuthorityLayer[], readonly AuditLayerHash[]>();
 
 function sha256(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+  return sha256Hex(text);
 }
 
 function skipped(unreadable: readonly number[]): { unreadable?: readonly number[] } {
@@ -206,7 +232,8 @@ function isUnchained(entry: LogEntry): boolean {
   return record["type"] === "tool.call" && !("seq" in record) && !("hash" in record) && !("prev" in record);
 }
 
-function withoutChain(record: AuditRecord): AuditRecord {
+/** A shallow copy of `record` without `seq`, `prev` and `hash`. */
+function withoutChain(record: AuditRecord): Record<string, unknown> {
   const { seq: _seq, prev: _prev, hash: _hash, ...rest } = record as Partial<StoredAuditRecord> & AuditRecord;
   return rest;
 }

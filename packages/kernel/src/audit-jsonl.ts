@@ -17,7 +17,7 @@ import {
   type AuditStoreOptions,
   type ChainHead,
   type ChainReport,
-  chainRecord,
+  chainLine,
   type LogEntry,
   matchesFilter,
   type StoredAuditRecord,
@@ -26,20 +26,29 @@ import {
 import { withFileLock } from "./file-lock.js";
 
 /**
- * The audit log as a file of JSON lines, hash-chained. Each record is appended while holding a
- * lock file: the store reads the last record's hash, links the new record to it and writes the
- * whole line in one `write(2)` to an `O_APPEND` descriptor, before the call's outcome is returned.
- * So concurrent sessions and processes extend one chain without interleaving, and a process
- * killed at any moment loses at most the record it was writing.
+ * The audit log as a file of JSON lines, hash-chained. Records a call hands to `write` are queued
+ * and written at the end of the event-loop turn (or once {@link MAX_QUEUED_RECORDS} wait), each
+ * batch in one `write(2)` to an `O_APPEND` descriptor while holding a lock file: the store reads
+ * the last record's hash under the lock, links the batch to it and writes the whole lines, so
+ * concurrent sessions and processes extend one chain without interleaving, and the lock file is
+ * made once per batch rather than once per call.
+ *
+ * Queued records are written on `flush()`, `close()`, `append()`, a read through this store,
+ * after a cancelled call (the kernel flushes its sink then), and when the process exits, through
+ * `process.exit` or an uncaught exception alike. What a SIGKILL or a power cut can take is the
+ * current turn's queue; with `durable: true` every record is written and `fsync`ed before the
+ * call's outcome is returned instead.
  */
 export class JsonlAuditStore implements AuditStore {
   readonly path: string;
   readonly options: AuditStoreOptions;
-  /** Appends that could not be written (the sink contract forbids throwing them at the kernel). */
+  /** Records that could not be written (the sink contract forbids throwing them at the kernel). */
   failures = 0;
   #fd: number | undefined;
   /** The head this store last wrote and the file size after it: valid while nobody else wrote. */
   #cached: { head: ChainHead; size: number } | undefined;
+  #queue: AuditRecord[] = [];
+  #scheduled = false;
 
   constructor(path: string, options: AuditStoreOptions = {}) {
     this.path = path;
@@ -47,30 +56,47 @@ export class JsonlAuditStore implements AuditStore {
   }
 
   write(record: AuditRecord): void {
-    try {
-      this.append(record);
-    } catch {
-      this.failures++;
+    if (this.options.durable) {
+      try {
+        this.append(record);
+      } catch {
+        this.failures++;
+      }
+      return;
+    }
+    this.#queue.push(record);
+    queued.add(this);
+    installExitHook();
+    if (this.#queue.length >= MAX_QUEUED_RECORDS) this.flush();
+    else if (!this.#scheduled) {
+      this.#scheduled = true;
+      // Unreferenced: a queue never keeps a process alive, the exit hook writes it instead.
+      setImmediate(this.#flushLater).unref();
     }
   }
 
+  /** Chains and writes `record` now, after anything queued, and returns it as stored. */
   append(record: AuditRecord): StoredAuditRecord {
-    const fd = this.#open();
-    const kept = this.options.accesses === "none" ? withoutAccesses(record) : record;
-    return withFileLock(this.path, () => {
-      const size = fstatSync(fd).size;
-      const head = this.#cached?.size === size ? this.#cached.head : lastHead(fd, size);
-      const stored = chainRecord(kept, head);
-      // A line cut short by a crash is closed first, so this record starts a line of its own.
-      const text = `${size > 0 && !endsWithNewline(fd, size) ? "\n" : ""}${JSON.stringify(stored)}\n`;
-      writeAll(fd, Buffer.from(text, "utf8"));
-      if (this.options.durable) fsyncSync(fd);
-      this.#cached = { head: { seq: stored.seq, hash: stored.hash }, size: fstatSync(fd).size };
-      return stored;
-    }).value;
+    this.flush();
+    const [stored] = this.#writeBatch([record]);
+    return stored as StoredAuditRecord;
+  }
+
+  /** Writes every queued record now. Never throws: a batch that cannot be written is counted in `failures`. */
+  flush(): void {
+    queued.delete(this);
+    if (this.#queue.length === 0) return;
+    const batch = this.#queue;
+    this.#queue = [];
+    try {
+      this.#writeBatch(batch);
+    } catch {
+      this.failures += batch.length;
+    }
   }
 
   async *records(filter: AuditFilter = {}): AsyncIterable<StoredAuditRecord> {
+    this.flush();
     for (const entry of readLogEntries(this.path)) {
       if ("record" in entry && matchesFilter(entry.record as AuditRecord, filter))
         yield entry.record as StoredAuditRecord;
@@ -78,21 +104,51 @@ export class JsonlAuditStore implements AuditStore {
   }
 
   async verify(): Promise<ChainReport> {
+    this.flush();
     return verifyChain(readLogEntries(this.path));
   }
 
-  /** Records are written as they come; kept so hosts written for the batching sink still work. */
-  flush(): void {}
-
-  /** Bytes in the file, from the open descriptor. */
+  /** Bytes in the file, from the open descriptor, queued records written first. */
   size(): number {
+    this.flush();
     return this.#fd === undefined ? 0 : fstatSync(this.#fd).size;
   }
 
   close(): void {
+    this.flush();
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
     this.#cached = undefined;
+  }
+
+  readonly #flushLater = (): void => {
+    this.#scheduled = false;
+    this.flush();
+  };
+
+  /** Links `records` after the file's last record and writes them in one `write(2)`, under the lock. */
+  #writeBatch(records: readonly AuditRecord[]): StoredAuditRecord[] {
+    const fd = this.#open();
+    const kept = this.options.accesses === "none" ? records.map(withoutAccesses) : records;
+    return withFileLock(this.path, () => {
+      const size = fstatSync(fd).size;
+      let head = this.#cached?.size === size ? this.#cached.head : lastHead(fd, size);
+      const stored: StoredAuditRecord[] = [];
+      // A line cut short by a crash is closed first, so this batch starts a line of its own.
+      let text = size > 0 && !endsWithNewline(fd, size) ? "\n" : "";
+      for (const record of kept) {
+        const linked = chainLine(record, head);
+        stored.push(linked.stored);
+        text += `${linked.line}\n`;
+        head = { seq: linked.stored.seq, hash: linked.stored.hash };
+      }
+      const bytes = Buffer.from(text, "utf8");
+      writeAll(fd, bytes);
+      if (this.options.durable) fsyncSync(fd);
+      // The size this store expects next time; if another writer appended meanwhile it differs.
+      if (head) this.#cached = { head, size: size + bytes.length };
+      return stored;
+    }).value;
   }
 
   #open(): number {
@@ -102,6 +158,26 @@ export class JsonlAuditStore implements AuditStore {
     }
     return this.#fd;
   }
+}
+
+/**
+ * How many records may wait for the end of the turn. A host dispatching in a tight loop of
+ * microtasks may not yield to the event loop for a long time; this bounds memory and what a
+ * SIGKILL could take.
+ */
+export const MAX_QUEUED_RECORDS = 256;
+
+/** Stores with queued records, written by the exit hook. */
+const queued = new Set<JsonlAuditStore>();
+let exitHookInstalled = false;
+
+/** One `exit` listener for every store: it runs on `process.exit` and after an uncaught exception. */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const store of [...queued]) store.flush();
+  });
 }
 
 /**

@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import type { Access } from "./access.js";
-import type { AuditRecord, AuditSink } from "./audit.js";
+import type { AuditRecord, AuditSink, AuditSubject } from "./audit.js";
 import { catalogHash, layerHashes } from "./audit-chain.js";
 import type { Decision } from "./authority.js";
 import type { Catalog, CatalogEntry } from "./catalog.js";
+import { sha256Hex } from "./hash.js";
 import { canonicalJson } from "./json.js";
 import type { CallRequest } from "./kernel.js";
 import type { PermissionProfile } from "./permission.js";
@@ -60,7 +60,7 @@ export function auditRecord(
     tool: entry?.name ?? request.tool,
     providerName: entry?.providerName ?? request.tool,
     ...(ctx.requester ? { requester: ctx.requester } : {}),
-    argsHash: createHash("sha256").update(argumentText(facts.args)).digest("hex"),
+    argsHash: sha256Hex(argumentText(facts.args)),
     argsPreview: redactedPreview(typeof facts.args === "string" ? safeParse(facts.args) : facts.args),
     mode: scope.mode,
     decision: decision.verdict,
@@ -89,33 +89,50 @@ function authorityFacts(
   entry: CatalogEntry | undefined,
   facts: CallFacts,
 ): Partial<AuditRecord> {
-  const definition = entry?.definition;
-  return {
-    ...(scope.permission ? { permissionMode: scope.permission.mode } : {}),
-    ...(scope.catalog ? { catalogHash: catalogHash(scope.catalog) } : {}),
-    ...(scope.layers ? { layers: layerHashes(scope.layers) } : {}),
-    ...(definition
-      ? {
-          subject: {
-            risk: definition.risk,
-            category: definition.category,
-            effects: [...definition.effects],
-            ...(definition.scope?.length ? { scope: definition.scope } : {}),
-          },
-        }
-      : {}),
-    // Declared accesses name paths, commands and URLs, never content; secret-shaped text in them
-    // (a token in a query string, a password in argv) is redacted like an argument preview.
-    ...(facts.accesses ? { accesses: redactValue(facts.accesses) as readonly Access[] } : {}),
-  };
+  const out: { -readonly [K in keyof AuditRecord]?: AuditRecord[K] } = {};
+  if (scope.permission) out.permissionMode = scope.permission.mode;
+  if (scope.catalog) out.catalogHash = catalogHash(scope.catalog);
+  if (scope.layers) out.layers = layerHashes(scope.layers);
+  if (entry) out.subject = subjectOf(entry.definition);
+  // Declared accesses name paths, commands and URLs, never content; secret-shaped text in them
+  // (a token in a query string, a password in argv) is redacted like an argument preview.
+  if (facts.accesses)
+    out.accesses = facts.accesses.length === 0 ? [] : (redactValue(facts.accesses) as readonly Access[]);
+  return out;
 }
 
-export async function writeAudit(sink: AuditSink | undefined, record: AuditRecord): Promise<void> {
+/** What a replay needs of the tool itself, as it is defined at the call. */
+function subjectOf(definition: CatalogEntry["definition"]): AuditSubject {
+  const subject: { -readonly [K in keyof AuditSubject]: AuditSubject[K] } = {
+    risk: definition.risk,
+    category: definition.category,
+    effects: [...definition.effects],
+  };
+  if (definition.scope?.length) subject.scope = definition.scope;
+  return subject;
+}
+
+/**
+ * Hands the record to the sink; a promise only when the sink returned one, so a synchronous sink
+ * costs the call no extra turn of the microtask queue.
+ */
+export function writeAudit(sink: AuditSink | undefined, record: AuditRecord): void | Promise<void> {
   if (!sink) return;
   try {
-    await sink.write(record);
+    const pending = sink.write(record);
+    if (pending) return pending.catch(() => undefined);
   } catch {
     // Contract: sinks do not throw. One that does must not turn a finished call into a crash.
+  }
+}
+
+/** Asks a batching sink to write out what it queued (after a cancelled call). */
+export async function flushAudit(sink: AuditSink | undefined): Promise<void> {
+  if (!sink?.flush) return;
+  try {
+    await sink.flush();
+  } catch {
+    // Contract: sinks do not throw; see writeAudit.
   }
 }
 

@@ -72,6 +72,12 @@ export interface AuditRecord {
 /** Where audit records go. Contract: must not throw; a sink that fails reports it elsewhere. */
 export interface AuditSink {
   write(record: AuditRecord): void | Promise<void>;
+  /**
+   * Writes out whatever `write` queued. The kernel calls it after recording a call that was
+   * cancelled or stopped at a deadline, since a host that cancels is often about to be ended.
+   * Optional: a sink that writes each record as it comes has nothing to flush. Contract: must not throw.
+   */
+  flush?(): void | Promise<void>;
 }
 
 /** Keeps records in memory; for tests and embedding hosts. */

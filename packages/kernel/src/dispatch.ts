@@ -14,7 +14,7 @@
 import type { Span } from "@opentelemetry/api";
 import type { Access } from "./access.js";
 import type { AuditRecord } from "./audit.js";
-import { auditRecord, CallFacts, writeAudit } from "./audit-record.js";
+import { auditRecord, CallFacts, flushAudit, writeAudit } from "./audit-record.js";
 import type { Decision } from "./authority.js";
 import { CallAbort } from "./call-abort.js";
 import { cancelledResult } from "./cancellation.js";
@@ -188,7 +188,11 @@ async function concludeCall(
   const tool = entry?.providerName ?? request.tool;
   const bounded = boundSerializable(result, core.budget.limits.toolResultBytes, tool);
   const record = auditRecord(core, request, call.ctx, entry, decision, bounded.result, facts);
-  await writeAudit(core.options.audit, record);
+  const written = writeAudit(core.options.audit, record);
+  if (written) await written;
+  // A cancelled call's host is often about to be ended (Ctrl-C, a supervisor's SIGTERM): its
+  // record, and any queued before it, must not wait for the end of the turn.
+  if (call.abort.aborted) await flushAudit(core.options.audit);
   core.telemetry.endCall(call.span, {
     callId: call.ctx.callId,
     tool: entry?.name ?? request.tool,

@@ -29,10 +29,90 @@ export function utf8(text: string): Uint8Array {
 
 /**
  * JSON with object keys sorted, so equal values hash equally whatever order their keys were
- * built in. Used for argument hashes and definition hashes.
+ * built in. Used for argument hashes, definition hashes and the audit chain. Written directly
+ * rather than through a sorted copy (it runs for every audit record); a value plain JSON data
+ * does not describe (a function, a symbol, a `toJSON` or `__proto__` key) takes the
+ * copy-then-stringify path, which defines the output.
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
+  try {
+    return writeCanonical(value, 0) as string;
+  } catch (error) {
+    if (error !== NOT_PLAIN) throw error;
+    return JSON.stringify(sortKeys(value));
+  }
+}
+
+/** Thrown inside {@link writeCanonical} to hand a value to the general path. */
+const NOT_PLAIN = Symbol("not plain JSON data");
+/** Deeper than this is left to the general path, which reports cycles as JSON.stringify does. */
+const MAX_DEPTH = 256;
+
+/**
+ * Text JSON.stringify writes between quotes unchanged: no quote, backslash, control character or
+ * surrogate (a lone one is escaped; pairs are left to JSON.stringify too, to stay exact).
+ */
+const VERBATIM = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+function quote(text: string): string {
+  return VERBATIM.test(text) ? `"${text}"` : JSON.stringify(text);
+}
+
+/** Canonical JSON of plain data; undefined where JSON.stringify leaves a value out. */
+function writeCanonical(value: unknown, depth: number): string | undefined {
+  switch (typeof value) {
+    case "string":
+      return quote(value);
+    case "number":
+      // JSON.stringify writes finite numbers as String does, and every other number as null.
+      return Number.isFinite(value) ? String(value) : "null";
+    case "boolean":
+      return value ? "true" : "false";
+    case "undefined":
+      return undefined;
+    case "object":
+      break;
+    default:
+      throw NOT_PLAIN;
+  }
+  if (value === null) return "null";
+  if (depth > MAX_DEPTH) throw NOT_PLAIN;
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ",";
+      out += writeCanonical(value[i], depth + 1) ?? "null";
+    }
+    return `${out}]`;
+  }
+  let out = "";
+  for (const key of canonicalKeyOrder(Object.keys(value))) {
+    // A sorted copy's `__proto__` assignment sets a prototype instead of a key, and a copied
+    // `toJSON` runs: both are left to the general path, which defines the output.
+    if (key === "toJSON" || key === "__proto__") throw NOT_PLAIN;
+    const text = writeCanonical((value as Record<string, unknown>)[key], depth + 1);
+    if (text !== undefined) out += `,${quote(key)}:${text}`;
+  }
+  return out === "" ? "{}" : `{${out.slice(1)}}`;
+}
+
+/**
+ * The key order of a sorted copy: an object lists array-index keys first, in numeric order,
+ * whatever order they were inserted in, and then the other keys in insertion (here sorted) order.
+ */
+function canonicalKeyOrder(keys: string[]): string[] {
+  keys.sort();
+  if (!keys.some(isArrayIndex)) return keys;
+  const indices = keys.filter(isArrayIndex).sort((a, b) => Number(a) - Number(b));
+  return [...indices, ...keys.filter((key) => !isArrayIndex(key))];
+}
+
+const MAX_ARRAY_INDEX = 2 ** 32 - 2;
+
+function isArrayIndex(key: string): boolean {
+  const first = key.charCodeAt(0);
+  if (first < 48 || first > 57) return false;
+  return /^(?:0|[1-9][0-9]*)$/.test(key) && Number(key) <= MAX_ARRAY_INDEX;
 }
 
 function sortKeys(value: unknown): unknown {

@@ -8,8 +8,8 @@ import { isAbsolute, join } from "node:path";
 import type { AuditRecord } from "./audit.js";
 
 /**
- * The JSONL store under the name hosts already use: it chains and writes each record as it comes
- * (see {@link JsonlAuditStore}).
+ * The JSONL store under the name hosts already use: it chains each record and writes it at the end
+ * of the turn, at once after a cancelled call, and at exit (see {@link JsonlAuditStore}).
  */
 export { JsonlAuditStore, JsonlAuditStore as JsonlAuditSink, readLogEntries } from "./audit-jsonl.js";
 

@@ -1,0 +1,61 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { canonicalJson } from "./json.js";
+
+/**
+ * The definition canonical JSON had before it was written directly: a copy with every object's
+ * keys inserted in sorted order, then JSON.stringify. Hashes of stored audit records and tool
+ * definitions depend on it, so the direct writer must agree with it on every value.
+ */
+function sortedCopyJson(value: unknown): string {
+  const sortKeys = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sortKeys);
+    if (v !== null && typeof v === "object") {
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(v).sort()) out[key] = sortKeys((v as Record<string, unknown>)[key]);
+      return out;
+    }
+    return v;
+  };
+  return JSON.stringify(sortKeys(value));
+}
+
+describe("canonical JSON", () => {
+  it("writes exactly what a sorted copy's JSON.stringify writes, for any JSON value", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalJson(value)).toBe(sortedCopyJson(value));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("agrees on text that needs escaping: quotes, backslashes, controls, lone and paired surrogates", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ unit: "binary" }), fc.string({ unit: "binary" })), (value) => {
+        expect(canonicalJson(value)).toBe(sortedCopyJson(value));
+      }),
+      { numRuns: 2000 },
+    );
+    const odd = { 'q"': 'a"b\\c', "\u0001": "\n\t\u2028", "\ud800": "\udc00x", "😀": "😀" };
+    expect(canonicalJson(odd)).toBe(sortedCopyJson(odd));
+  });
+
+  it("agrees on values JSON leaves out or changes: undefined, NaN, -0, holes, dates, functions, toJSON", () => {
+    const values: unknown[] = [
+      { a: undefined, b: Number.NaN, c: -0, d: Number.POSITIVE_INFINITY, e: [undefined, , 1] },
+      { when: new Date(0), list: [() => 1, Symbol("s")], f: () => 1 },
+      { toJSON: () => "replaced", z: 1 },
+      JSON.parse(`{"__proto__":{"x":1},"10":1,"9":2,"a":3,"4294967295":4}`),
+      [new Map([[1, 2]]), new Set([1]), Object.create(null)],
+      undefined,
+      "top",
+      12.5e30,
+    ];
+    for (const value of values) expect(canonicalJson(value)).toBe(sortedCopyJson(value));
+  });
+
+  it("fails as JSON.stringify does on a BigInt", () => {
+    expect(() => canonicalJson({ n: 1n })).toThrow(TypeError);
+  });
+});
