@@ -9,6 +9,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { scrubSecrets } from "./credentials.js";
+import { HttpResumption } from "./http-resumption.js";
 import type { ResolvedServer } from "./resolved-server.js";
 import type { ProcessStdioTransport } from "./stdio-transport.js";
 import type { TapTransport } from "./tap-transport.js";
@@ -16,7 +17,12 @@ import { RedirectRefused } from "./transport-errors.js";
 
 /** How one tool call ended at the protocol level. */
 export type CallOutcome =
-  | { readonly kind: "result"; readonly result: CallToolResult }
+  | {
+      readonly kind: "result";
+      readonly result: CallToolResult;
+      /** Times the response stream was resumed (GET with Last-Event-ID) before the answer came. */
+      readonly resumedStreams?: number;
+    }
   | { readonly kind: "timeout" }
   | { readonly kind: "cancelled" }
   | { readonly kind: "disconnected"; readonly reason: string }
@@ -71,10 +77,9 @@ export class McpConnection {
     this.secrets = secrets;
     tap.onclose = () => this.#markEnded();
     tap.watchErrors((error) => {
+      // Over HTTP a call's own stream is watched by its HttpResumption, which resumes it or ends
+      // the call; an error elsewhere (a standalone GET stream, one bad message) ends no call.
       this.#lastError = error;
-      // Over HTTP a transport error during a call means its stream is gone: end those calls now
-      // rather than wait for a response that cannot arrive.
-      if (server.transport === "http") for (const end of [...this.#inflight]) end(this.#describe(error));
     });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#scheduleRelist());
   }

@@ -1,5 +1,6 @@
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { HttpResumption } from "./http-resumption.js";
 import { loopbackHttpFetch } from "./loopback-fetch.js";
 import { MessageTooLarge, RedirectRefused } from "./transport-errors.js";
 
@@ -72,8 +73,9 @@ export function guardedFetch(maxMessageBytes: number, plainHttp: FetchLike = loo
 
 /**
  * The Streamable HTTP client transport of the SDK, configured so that nothing is followed or
- * replayed: redirects fail, and a dropped stream is not resumed (no reconnection attempts), so
- * a call in flight ends as a disconnect whose remote completion is unknown.
+ * replayed: redirects fail, and a tool call is never POSTed twice. A call's response stream that
+ * the server ends before answering is resumed, not replayed (see {@link HttpResumption}); when it
+ * cannot be, the call ends as a disconnect whose remote completion is unknown.
  */
 export function createHttpTransport(
   url: URL,
@@ -82,10 +84,13 @@ export function createHttpTransport(
   /** Wraps the guarded fetch, for OAuth: adds the server's bearer token, reads its challenges. */
   authorize?: (fetch: FetchLike) => FetchLike,
 ): StreamableHTTPClientTransport {
-  const guarded = guardedFetch(maxMessageBytes);
-  return new StreamableHTTPClientTransport(url, {
+  const resumption = new HttpResumption();
+  const guarded = resumption.wrap(guardedFetch(maxMessageBytes));
+  const transport = new StreamableHTTPClientTransport(url, {
     fetch: authorize ? authorize(guarded) : guarded,
     requestInit: { headers: { ...headers } },
+    // The SDK never reconnects by itself: a tool call's stream is resumed by HttpResumption
+    // (bounded, after the server's retry delay, GET with Last-Event-ID); other streams are not.
     reconnectionOptions: {
       maxRetries: 0,
       initialReconnectionDelay: 1000,
@@ -93,6 +98,8 @@ export function createHttpTransport(
       reconnectionDelayGrowFactor: 1,
     },
   });
+  resumption.attach(transport);
+  return transport;
 }
 
 function messageBound(maxBytes: number, sse: boolean): TransformStream<Uint8Array, Uint8Array> {

@@ -62,8 +62,12 @@ export function toToolResult(
         server: ref.server,
         tool: ref.tool,
       });
-    case "result":
-      return fromCallResult(outcome.result, ref, outputValidator, secrets);
+    case "result": {
+      const result = fromCallResult(outcome.result, ref, outputValidator, secrets);
+      // The audit says the answer came over a resumed stream; the model is not told.
+      if (!outcome.resumedStreams) return result;
+      return { ...result, auditNotes: { ...result.auditNotes, resumedStreams: outcome.resumedStreams } };
+    }
   }
 }
 
