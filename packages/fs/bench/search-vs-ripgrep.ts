@@ -1,12 +1,15 @@
 /**
  * fs.search against ripgrep (`rg -F --no-ignore --hidden`) on a generated tree of 20,000 files and
  * over 200 MiB, warm cache, same query, in the same run. Prints the ratio of median wall times;
- * the target is at most 2x ripgrep. Run with `pnpm bench`.
+ * the target is at most 2x ripgrep. Then the same search as a user runs it, `pablo call fs.search
+ * --json` as a whole process against `rg` as a process, with the figure after start-up. Run with
+ * `pnpm bench`.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CLI, cliAvailable, cliSearchTimes } from "./cli-call.js";
 import { ensureCommand, fsSession, interleavedMedians, MiB, seeded } from "./support.js";
 
 const FILES = 20_000;
@@ -50,6 +53,26 @@ console.log(
 console.log(`  ripgrep (rg -F --no-ignore --hidden): ${rgMs.toFixed(0)} ms (median of ${RUNS})`);
 console.log(`  fs.search through the kernel:        ${oursMs.toFixed(0)} ms (median of ${RUNS})`);
 console.log(`  ratio ${ratio.toFixed(2)}x ripgrep (target <= 2x): ${ratio <= 2 ? "met" : "NOT met"}`);
+if (cliAvailable()) {
+  const cli = cliSearchTimes(root, QUERY, RUNS);
+  if (cli.matches !== rgMatches)
+    throw new Error(`pablo call found ${cli.matches} lines, ripgrep ${rgMatches}`);
+  const whole = cli.callMs / cli.rgMs;
+  const afterStart = (cli.callMs - cli.helpMs) / cli.rgMs;
+  const inside = cli.insideMs / cli.rgMs;
+  console.log("pablo call fs.search --json vs rg, whole processes (cold worker threads in each call)");
+  console.log(`  rg process:           ${cli.rgMs.toFixed(0)} ms (median of ${RUNS})`);
+  console.log(`  pablo --help process: ${cli.helpMs.toFixed(0)} ms (the CLI's start-up)`);
+  console.log(`  pablo call process:   ${cli.callMs.toFixed(0)} ms, ${whole.toFixed(2)}x rg`);
+  console.log(
+    `  after start-up (call minus --help): ${afterStart.toFixed(2)}x rg (target <= 2x): ${afterStart <= 2 ? "met" : "NOT met"}`,
+  );
+  console.log(
+    `  the call's own totalMs (audit record): ${cli.insideMs.toFixed(0)} ms, ${inside.toFixed(2)}x rg`,
+  );
+} else {
+  console.log(`pablo call measurement skipped: ${CLI} is not built (pnpm --filter pablo build)`);
+}
 if (process.argv.includes("--clean")) {
   rmSync(root, { recursive: true, force: true });
   rmSync(`${root}.bytes`, { force: true });

@@ -28,14 +28,15 @@ const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK
 
 export interface LocalFsOptions {
   /**
-   * Milliseconds a search works on the calling thread before it starts the worker threads (about
-   * what starting them costs; default {@link SCAN_STARTUP_MS}). 0 hands every batch to the threads.
+   * Milliseconds a search works on the calling thread before it starts the worker threads (default
+   * {@link SCAN_STARTUP_MS}); it goes on scanning there until they are up. 0 hands every batch to
+   * the threads, starting them at once.
    */
   readonly scanStartupMs?: number | undefined;
 }
 
-/** About what starting the search worker threads costs: a search shorter than this stays on one thread. */
-export const SCAN_STARTUP_MS = 40;
+/** A search done within this many milliseconds never starts the search worker threads. */
+export const SCAN_STARTUP_MS = 5;
 
 /**
  * The local disk on Linux. Node has no `openat`, so a component is opened relative to its parent
@@ -50,7 +51,16 @@ export function createLocalFs(options: LocalFsOptions = {}): FsPort {
   }
   const startup = options.scanStartupMs ?? SCAN_STARTUP_MS;
   if (startup === SCAN_STARTUP_MS) return localFs;
-  return { ...localFs, scanStartupMs: () => (sharedScanPool().running ? 0 : startup) };
+  return { ...localFs, scanReady: (searchedMs) => scanReady(searchedMs, startup) };
+}
+
+/** Past `startup`, starts the pool; true once its threads are up (at once when `startup` is 0). */
+function scanReady(searchedMs: number, startup: number): boolean {
+  const pool = sharedScanPool();
+  if (pool.ready) return true;
+  if (searchedMs < startup) return false;
+  pool.start();
+  return startup <= 0;
 }
 
 const at = (dir: number, name: string): string => `${PROC_FD}/${dir}/${name}`;
@@ -172,8 +182,8 @@ const localFs: FsPort = {
     return sharedScanPool().run({ dir, names, ...request });
   },
 
-  scanStartupMs() {
-    return sharedScanPool().running ? 0 : SCAN_STARTUP_MS;
+  scanReady(searchedMs) {
+    return scanReady(searchedMs, SCAN_STARTUP_MS);
   },
 };
 

@@ -55,12 +55,12 @@ export interface FsPort {
    */
   scanFiles?(dir: number, names: readonly string[], request: ScanRequest): Promise<BatchScan>;
   /**
-   * Optional, with `scanFiles`: about what starting the threads behind it would cost now, in
-   * milliseconds (0 when they are already running). A search scans on the calling thread until it
-   * has worked that long, so a small tree never waits for threads it would barely use. Absent:
-   * `scanFiles` is used from the first file.
+   * Optional, with `scanFiles`: whether a search `searchedMs` into its work should hand files to
+   * `scanFiles` now. A search asks as it goes and scans on the calling thread while the answer is
+   * false, so a small tree never waits for threads to start; the port may start them when asked and
+   * say true once they are up. Absent: `scanFiles` is used from the first file.
    */
-  scanStartupMs?(): number;
+  scanReady?(searchedMs: number): boolean;
 }
 
 /** What to look for in a batch of files. */

@@ -17,7 +17,7 @@ export function hookedPort(io: FsPort, hooks: { before?: Hooks; after?: Hooks })
       const value = Reflect.get(target, key, receiver) as unknown;
       if (typeof value !== "function") return value;
       const name = key as keyof FsPort;
-      // Unhooked methods pass through as they are (`scanStartupMs` answers synchronously).
+      // Unhooked methods pass through as they are (`scanReady` answers synchronously).
       if (!hooks.before?.[name] && !hooks.after?.[name]) return (value as () => unknown).bind(target);
       return async (...args: unknown[]) => {
         await (hooks.before?.[name] as ((...a: unknown[]) => unknown) | undefined)?.(...args);

@@ -123,14 +123,14 @@ async function search(
     else bound = await searchOpenFile(common, leaf.handle, leaf.info.size, pathOf([]));
   } else if (leaf.type === "directory") {
     const limits = { maxDepth: minDefined(args.max_depth, quotas.search_depth), maxEntries: quotas.entries };
-    // Worker threads scan when the port offers them (once the search has run for as long as
-    // starting them takes); a scan-byte quota keeps the search on one thread, so the quota bounds
+    // Worker threads scan when the port offers them (once they are up: a small tree is done
+    // before they would have started); a scan-byte quota keeps the search on one thread, so the quota bounds
     // what is read and not only what is reported.
     const scanFiles = env.io.scanFiles?.bind(env.io);
     if (scanFiles && quotas.scan_bytes === undefined) {
-      const startupMs = env.io.scanStartupMs?.() ?? 0;
+      const scanReady = env.io.scanReady?.bind(env.io) ?? (() => true);
       bound = await searchParallel(
-        { ...common, scanFiles, startupMs, include, maxMatches, pathOf },
+        { ...common, scanFiles, scanReady, include, maxMatches, pathOf },
         leaf.handle,
         limits,
       );

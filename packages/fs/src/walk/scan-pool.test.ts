@@ -31,6 +31,9 @@ describe("ScanPool", () => {
     pool.close();
     await expect(pending).rejects.toThrow("stopped");
     expect(pool.running).toBe(false);
+    pool.start();
+    expect(pool.running).toBe(true);
+    await expect.poll(() => pool.ready).toBe(true);
     const again = await pool.run({ dir, names: ["f"], ...request });
     expect(again.found).toHaveLength(1);
     // The stopped workers' exits come later and must not fail the new ones' batches.

@@ -17,6 +17,7 @@ interface Slot {
   readonly worker: Worker;
   jobs: ScanJob[];
   files: number;
+  online: boolean;
 }
 
 /**
@@ -33,9 +34,21 @@ export class ScanPool {
   #idle: NodeJS.Timeout | undefined;
   #flush: NodeJS.Immediate | undefined;
 
-  /** Whether the worker threads are running, so a batch costs no start-up. */
+  /** Whether the worker threads have been started (and not stopped). */
   get running(): boolean {
     return this.#slots.length > 0;
+  }
+
+  /** Whether every worker thread is up, so a batch waits for no start-up. */
+  get ready(): boolean {
+    return this.#slots.length > 0 && this.#slots.every((slot) => slot.online);
+  }
+
+  /** Starts the worker threads unless they run; they stop again after 30 s without work. */
+  start(): void {
+    if (this.#slots.length > 0) return;
+    this.#ensure();
+    this.#rest();
   }
 
   run(job: Omit<ScanJob, "id">): Promise<BatchScan> {
@@ -69,7 +82,13 @@ export class ScanPool {
   #ensure(): Slot[] {
     if (this.#slots.length > 0) return this.#slots;
     const count = Math.max(1, Math.min(MAX_WORKERS, availableParallelism()));
-    for (let i = 0; i < count; i++) this.#slots.push({ worker: this.#spawn(), jobs: [], files: 0 });
+    for (let i = 0; i < count; i++) {
+      const slot: Slot = { worker: this.#spawn(), jobs: [], files: 0, online: false };
+      slot.worker.once("online", () => {
+        slot.online = true;
+      });
+      this.#slots.push(slot);
+    }
     return this.#slots;
   }
 

@@ -36,8 +36,14 @@ function workerMain(find: typeof findLines, prepare: typeof literalNeedle, load:
   const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
   let buffer = Buffer.allocUnsafe(64 * 1024);
 
+  // One needle per query, kept across batches so what it learned about the data carries over.
+  let needle = prepare(Buffer.alloc(1));
+  let query = "";
   const scan = (job: ScanJob): BatchScan => {
-    const needle = prepare(Buffer.from(job.query, "utf8"));
+    if (job.query !== query) {
+      query = job.query;
+      needle = prepare(Buffer.from(query, "utf8"));
+    }
     const out: {
       statuses: ScanStatus[];
       bytes: number[];

@@ -17,8 +17,8 @@ type Event = { readonly kind: "skip"; readonly what: "symlinks" | "special" } | 
 
 export interface ParallelSearch extends SearchFile {
   readonly scanFiles: NonNullable<FsPort["scanFiles"]>;
-  /** Milliseconds to search on this thread before handing files to `scanFiles` (its start-up cost). */
-  readonly startupMs: number;
+  /** Whether to hand files to `scanFiles` yet, so many milliseconds into the search (see FsPort). */
+  readonly scanReady: NonNullable<FsPort["scanReady"]>;
   readonly include: ((name: string) => boolean) | undefined;
   readonly maxMatches: number;
   readonly pathOf: (relative: readonly string[]) => string;
@@ -30,9 +30,9 @@ const WINDOW = 64;
 
 /**
  * The walk runs on this thread while worker threads scan runs of files; their answers are consumed
- * strictly in walk order, so bounds and counts are those of a serial search. Until the search has
- * run for `startupMs` (what starting the workers would cost) it scans files itself, so a small tree
- * is done before threads would have started. A directory descriptor stays open until every batch
+ * strictly in walk order, so bounds and counts are those of a serial search. Until the port says its
+ * workers are ready it scans files itself, so a small tree is done before threads would have
+ * started and a large one does not wait for them. A directory descriptor stays open until every batch
  * naming it has been answered and consumed, because a closed descriptor's number can be reused by
  * another directory while a worker still resolves names against it.
  */
@@ -44,7 +44,7 @@ export async function searchParallel(
   const { io, tally } = search;
   const began = performance.now();
   // Nothing is queued while this thread scans, so it adds to the tally directly, in walk order.
-  let handOff = search.startupMs <= 0;
+  let handOff = search.scanReady(0);
   const events: Event[] = [];
   const refs = new Map<number, number>();
   const closable = new Set<number>();
@@ -85,7 +85,7 @@ export async function searchParallel(
         stopped = await searchListedFile(search, dir, name, search.pathOf([...relative, name]));
         if (stopped) break;
       }
-      handOff = performance.now() - began >= search.startupMs;
+      handOff = search.scanReady(performance.now() - began);
     }
     return i;
   };
