@@ -81,11 +81,14 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
     output.destroy();
     return spawnFailed(error, output, started);
   }
-  // Read while the shell is still starting, before anything could have inherited them.
-  const targets = outputTargets(leader);
   const leaderTicks = startTicks(leader);
   output.stdout.channel.attach(child.stdout);
   output.stderr.channel.attach(child.stderr);
+  // From this process's ends, since a fast shell may be gone before its own can be read; the
+  // leader's are read too in case a channel's could not be.
+  const targets = [
+    ...new Set([output.stdout.channel.target(), output.stderr.channel.target(), ...outputTargets(leader)]),
+  ].filter((target) => target !== "");
   // Errors after a successful spawn (a failed kill) carry nothing the outcome needs.
   child.on("error", () => undefined);
   const exited = once(child, "exit").then(([code, signal]) => ({
