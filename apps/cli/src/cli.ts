@@ -1,41 +1,34 @@
-import { dirname, resolve } from "node:path";
-import { type AuditOptions, loadDeploymentFile } from "@pablo/config";
-import { defaultAuditPath } from "@pablo/kernel/node";
-import { type GlobalOptions, type ParsedCommand, parseCommand, UsageError } from "./args.js";
-import { terminalBroker } from "./broker.js";
-import { a2aServeCommand } from "./commands/a2a.js";
-import { acpCommand } from "./commands/acp.js";
-import {
-  type ActionSources,
-  actionsCheckCommand,
-  actionsKeygenCommand,
-  actionsListCommand,
-  actionsSignCommand,
-  actionsVerifyCommand,
-} from "./commands/actions.js";
-import { auditShowCommand } from "./commands/audit.js";
-import { auditCommand } from "./commands/audit-commands.js";
-import { callCommand, requireArgs } from "./commands/call.js";
-import { mcpServeCommand } from "./commands/mcp.js";
-import { pluginCheckCommand, pluginPackCommand, pluginScaffoldCommand } from "./commands/plugin.js";
-import { configuredLaunchers, policyCheckCommand } from "./commands/policy.js";
-import { reviewListCommand, reviewRollbackCommand } from "./commands/review.js";
-import { createRunSink, runCommand } from "./commands/run.js";
-import { skillsCheckCommand, skillsListCommand, skillsShowCommand } from "./commands/skills.js";
-import { delegateToolsCommand, toolsCommand } from "./commands/tools.js";
-import {
-  ConfigFailure,
-  openTask,
-  resolveBindings,
-  type TaskEnvironment,
-  type TaskHooks,
-} from "./distribution.js";
+import { AdmissionFailure } from "./admission.js";
+import { type ParsedCommand, parseCommand, UsageError } from "./args.js";
+import { ConfigFailure } from "./config-failure.js";
 import { CliErrorCode } from "./error-codes.js";
 import { Exit } from "./exit-codes.js";
 import { describeFault } from "./fault.js";
-import { type Io, printConfigFailure } from "./output.js";
-import { AdmissionFailure, distributionSections } from "./providers.js";
+import type { Io } from "./output.js";
 import { USAGE } from "./usage.js";
+
+/**
+ * The CLI's modules, each loaded when a command first needs it: `pablo --help` loads none, and
+ * a command loads its own module and what that imports. In the bundle each is its own chunk.
+ */
+const load = {
+  support: () => import("./command-support.js"),
+  output: () => import("./output.js"),
+  run: () => import("./commands/run.js"),
+  tools: () => import("./commands/tools.js"),
+  call: () => import("./commands/call.js"),
+  policy: () => import("./commands/policy.js"),
+  auditShow: () => import("./commands/audit.js"),
+  audit: () => import("./commands/audit-commands.js"),
+  review: () => import("./commands/review.js"),
+  skills: () => import("./commands/skills.js"),
+  mcp: () => import("./commands/mcp.js"),
+  mcpAuth: () => import("./commands/mcp-auth.js"),
+  actions: () => import("./commands/actions.js"),
+  acp: () => import("./commands/acp.js"),
+  a2a: () => import("./commands/a2a.js"),
+  plugin: () => import("./commands/plugin.js"),
+};
 
 /** Runs one CLI invocation and returns its exit code. Never throws for user input. */
 export async function run(argv: readonly string[], io: Io): Promise<number> {
@@ -60,6 +53,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
           throw new UsageError(
             'usage: pablo run "TASK" [--model PROVIDER:NAME] [--allow-write] [--no-shell]',
           );
+        const [{ withTask }, { createRunSink, runCommand }] = await Promise.all([load.support(), load.run()]);
         const sink = createRunSink(io, { json: parsed.global.json });
         return await withTask(
           io,
@@ -81,6 +75,10 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       case "tools": {
         const parsed = parseCommand(rest, { explain: { type: "boolean" }, delegate: { type: "string" } });
         const delegate = parsed.values["delegate"] as string | undefined;
+        const [{ withTask }, { delegateToolsCommand, toolsCommand }] = await Promise.all([
+          load.support(),
+          load.tools(),
+        ]);
         if (delegate)
           return await withTask(io, parsed, (task) =>
             delegateToolsCommand(io, task, { name: delegate, json: parsed.global.json }),
@@ -94,6 +92,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         const tool = parsed.positionals[0];
         if (!tool || parsed.positionals.length > 1)
           throw new UsageError("usage: pablo call TOOL --args JSON");
+        const [{ withTask }, { callCommand, requireArgs }] = await Promise.all([load.support(), load.call()]);
         const args = requireArgs(parsed.values["args"]);
         return await withTask(io, parsed, (task) =>
           callCommand(io, task, {
@@ -107,12 +106,16 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       case "policy": {
         const parsed = parseCommand(rest);
         if (parsed.positionals[0] !== "check") throw new UsageError("usage: pablo policy check [--json]");
+        const [{ withTask }, { configuredLaunchers, policyCheckCommand }] = await Promise.all([
+          load.support(),
+          load.policy(),
+        ]);
         return await withTask(io, parsed, (task) =>
           policyCheckCommand(io, task, { json: parsed.global.json, launchers: configuredLaunchers(task) }),
         );
       }
       case "audit": {
-        if (rest[0] !== "show") return await auditCommand(rest, io);
+        if (rest[0] !== "show") return await (await load.audit()).auditCommand(rest, io);
         const parsed = parseCommand(rest, {
           file: { type: "string" },
           session: { type: "string" },
@@ -123,6 +126,10 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         const last = parsed.values["last"] === undefined ? undefined : Number(parsed.values["last"]);
         if (last !== undefined && (!Number.isInteger(last) || last < 0))
           throw new UsageError("--last expects a whole number");
+        const [{ configuredAuditPath }, { auditShowCommand }] = await Promise.all([
+          load.support(),
+          load.auditShow(),
+        ]);
         return auditShowCommand(io, {
           file: (parsed.values["file"] as string | undefined) ?? configuredAuditPath(parsed.global, io),
           json: parsed.global.json,
@@ -133,6 +140,10 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       case "review": {
         const parsed = parseCommand(rest);
         const [sub, id] = parsed.positionals;
+        const [{ withTask }, { reviewListCommand, reviewRollbackCommand }] = await Promise.all([
+          load.support(),
+          load.review(),
+        ]);
         if (sub === "list")
           return await withTask(io, parsed, (task) =>
             reviewListCommand(io, task, { json: parsed.global.json }),
@@ -146,6 +157,8 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       case "skills": {
         const parsed = parseCommand(rest);
         const [sub, name, extra] = parsed.positionals;
+        const [{ withTask }, { skillsCheckCommand, skillsListCommand, skillsShowCommand }] =
+          await Promise.all([load.support(), load.skills()]);
         if (sub === "check" && name && !extra) {
           refuseConfig(parsed, "skills check");
           return await skillsCheckCommand(io, { dir: name, json: parsed.global.json });
@@ -162,13 +175,20 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       }
       case "mcp": {
         const parsed = parseCommand(rest, { http: { type: "string" } });
+        const [sub, name, extra] = parsed.positionals;
+        if ((sub === "login" || sub === "logout") && name && !extra) {
+          const auth = await load.mcpAuth();
+          return sub === "login"
+            ? await auth.mcpLoginCommand(io, parsed.global, { name })
+            : auth.mcpLogoutCommand(io, parsed.global, { name });
+        }
         if (parsed.positionals[0] !== "serve" || parsed.positionals.length > 1)
           throw new UsageError("usage: pablo mcp serve [--http PORT]");
         const http = parsed.values["http"] as string | undefined;
         const port = http === undefined ? undefined : Number(http);
         if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
           throw new UsageError("--http expects a port number");
-        return await mcpServeCommand(io, parsed.global, { port });
+        return await (await load.mcp()).mcpServeCommand(io, parsed.global, { port });
       }
       case "actions": {
         const parsed = parseCommand(rest, {
@@ -177,6 +197,13 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         });
         const [sub, ...targets] = parsed.positionals;
         const json = parsed.global.json;
+        const {
+          actionsCheckCommand,
+          actionsKeygenCommand,
+          actionsListCommand,
+          actionsSignCommand,
+          actionsVerifyCommand,
+        } = await load.actions();
         if (sub === "keygen" && targets.length === 1)
           return actionsKeygenCommand(io, { prefix: targets[0] as string, json });
         if (sub === "sign" && targets.length === 1) {
@@ -185,7 +212,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
           return actionsSignCommand(io, { catalog: targets[0] as string, key, json });
         }
         if (sub === "verify" || sub === "list" || sub === "check") {
-          const sources = actionSources(parsed, targets, io);
+          const sources = (await load.support()).actionSources(parsed, targets, io);
           if (sub === "verify") return actionsVerifyCommand(io, sources);
           if (sub === "list") return actionsListCommand(io, sources);
           return await actionsCheckCommand(io, sources);
@@ -200,7 +227,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
           throw new UsageError(
             "usage: pablo acp [--model PROVIDER:NAME] [--config FILE] [--bind NAME=DIR] [--permission MODE] [--allow-write]",
           );
-        return await acpCommand(io, parsed);
+        return await (await load.acp()).acpCommand(io, parsed);
       }
       case "a2a": {
         const parsed = parseCommand(rest, { port: { type: "string" }, model: { type: "string" } });
@@ -209,7 +236,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         const port = Number(parsed.values["port"] ?? "0");
         if (!Number.isInteger(port) || port < 0 || port > 65535)
           throw new UsageError("--port expects a port number");
-        return await a2aServeCommand(io, parsed.global, {
+        return await (await load.a2a()).a2aServeCommand(io, parsed.global, {
           port,
           model: parsed.values["model"] as string | undefined,
           json: parsed.global.json,
@@ -220,6 +247,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         const [sub, target, extra] = parsed.positionals;
         const json = parsed.global.json;
         refuseConfig(parsed, "plugin");
+        const { pluginCheckCommand, pluginPackCommand, pluginScaffoldCommand } = await load.plugin();
         if (sub === "scaffold" && target && !extra)
           return await pluginScaffoldCommand(io, {
             name: target,
@@ -246,7 +274,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       return Exit.USAGE;
     }
     if (error instanceof ConfigFailure) {
-      printConfigFailure(io, error);
+      (await load.output()).printConfigFailure(io, error);
       return Exit.USAGE;
     }
     if (error instanceof AdmissionFailure) {
@@ -263,75 +291,4 @@ function refuseConfig(parsed: ParsedCommand, command: string): void {
   if (parsed.global.config || parsed.global.policy) {
     throw new UsageError(`pablo ${command} reads no configuration; drop --config and --policy`);
   }
-}
-
-/**
- * The catalogs and trusted keys `pablo actions verify|list|check` read: the ones named on the
- * command line, else the deployment's `[options.actions]` (paths relative to its file).
- */
-function actionSources(parsed: ParsedCommand, catalogs: readonly string[], io: Io): ActionSources {
-  const trusted = (parsed.values["trusted"] as string[] | undefined) ?? [];
-  const json = parsed.global.json;
-  if (catalogs.length > 0) return { catalogs, trusted, json };
-  if (!parsed.global.config) {
-    throw new UsageError(
-      "pablo actions: name CATALOG files (with --trusted FILE), or --config with [options.actions]",
-    );
-  }
-  const file = resolve(io.cwd, parsed.global.config);
-  const { bindings } = resolveBindings(parsed.global, io.cwd);
-  const loaded = loadDeploymentFile(file, { sections: distributionSections(), bindings });
-  if (!loaded.ok) throw new ConfigFailure(loaded.errors);
-  const section = loaded.value.options["actions"] as
-    | { catalogs: string[]; trusted_keys: string[] }
-    | undefined;
-  if (!section) throw new UsageError(`${file} has no [options.actions]`);
-  const base = dirname(file);
-  return {
-    catalogs: section.catalogs.map((c) => resolve(base, c)),
-    trusted: [...trusted, ...section.trusted_keys.map((k) => resolve(base, k))],
-    json,
-  };
-}
-
-/** The audit file a deployment names (`[options.audit] path`), else the default one. */
-function configuredAuditPath(global: GlobalOptions, io: Io): string {
-  if (!global.config) return defaultAuditPath(io.env);
-  const file = resolve(io.cwd, global.config);
-  const { bindings } = resolveBindings(global, io.cwd);
-  const loaded = loadDeploymentFile(file, { sections: distributionSections(), bindings });
-  if (!loaded.ok) throw new ConfigFailure(loaded.errors);
-  const audit = loaded.value.options["audit"] as AuditOptions | undefined;
-  return audit?.path ?? defaultAuditPath(io.env);
-}
-
-/** Opens the task for a command that needs the governed catalog, and always closes it. */
-async function withTask(
-  io: Io,
-  parsed: ParsedCommand,
-  body: (task: TaskEnvironment) => number | Promise<number>,
-  hooks: Pick<TaskHooks, "events" | "seed"> = {},
-): Promise<number> {
-  if (parsed.help) {
-    io.stdout(USAGE);
-    return Exit.OK;
-  }
-  const broker = brokerFor(io, parsed.global);
-  const task = await openTask(parsed.global, {
-    cwd: io.cwd,
-    env: io.env,
-    signal: io.signal,
-    ...hooks,
-    ...(broker ? { broker } : {}),
-  });
-  if (task.permissionRaised) io.stderr(`pablo: ${task.permissionRaised}\n`);
-  try {
-    return await body(task);
-  } finally {
-    await task.close();
-  }
-}
-
-function brokerFor(io: Io, _global: GlobalOptions) {
-  return io.isTTY ? terminalBroker(io) : undefined;
 }

@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { realpathSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { type A2aOptions, a2aCredentialReferences } from "@pablo/a2a";
+import { join, resolve } from "node:path";
+import { type A2aOptions, a2aCredentialReferences } from "@pablo/a2a/options";
 import { defaultStorePath, openAuditStore } from "@pablo/audit";
 import {
   type AuditOptions,
@@ -42,6 +41,7 @@ import {
 import { stateDirectory } from "@pablo/kernel/node";
 import type { GlobalOptions } from "./args.js";
 import { ConfigFailure } from "./config-failure.js";
+import { PRESET_DIR } from "./package-root.js";
 import { distributionSections, openProviders, sectionLayers, type TaskSkills } from "./providers.js";
 import type { SandboxPlan } from "./sandbox.js";
 import { claimSession, sweepStorage, type TaskStorage, taskStorage } from "./storage.js";
@@ -84,10 +84,6 @@ export interface TaskHooks {
   /** Cancels admission (slow MCP servers) and closes the task's servers. */
   readonly signal?: AbortSignal;
 }
-
-const HERE = dirname(fileURLToPath(import.meta.url));
-/** The presets shipped with the CLI, as files users can read and copy. */
-export const PRESET_DIR = resolve(HERE, "..", "presets");
 
 /** Loads configuration, builds the layers and the catalog, and opens one session. */
 export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Promise<TaskEnvironment> {

@@ -2,7 +2,8 @@ import { serveA2a } from "@pablo/a2a";
 import { loadDeploymentFile } from "@pablo/config";
 import type { CredentialResolver } from "@pablo/kernel";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { a2aPolicyFindings, explainRemotes, openA2a } from "./provider-a2a.js";
+import { a2aPolicyFindings, explainRemotes } from "./a2a-status.js";
+import { openA2a } from "./provider-a2a.js";
 import { distributionSections } from "./providers.js";
 import { useSandbox } from "./test-support/cli-harness.js";
 

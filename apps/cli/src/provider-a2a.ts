@@ -1,12 +1,4 @@
-import {
-  type A2aLintFinding,
-  type A2aOptions,
-  type A2aToolProvider,
-  lintA2a,
-  openA2aRemotes,
-  type RemoteStatus,
-} from "@pablo/a2a";
-import type { Deployment } from "@pablo/config";
+import { type A2aOptions, openA2aRemotes, type RemoteStatus } from "@pablo/a2a";
 import type { AuthorityLayer, CatalogDiagnostic, CredentialResolver, ToolProvider } from "@pablo/kernel";
 
 export interface OpenedA2a {
@@ -43,23 +35,4 @@ export async function openA2a(
     statuses: opened.statuses,
     handoff: opened.statuses.some((s) => s.admitted),
   };
-}
-
-/** Every configured remote's status, from a task's providers (the `a2a` provider carries them). */
-export function remoteStatuses(providers: readonly ToolProvider[]): readonly RemoteStatus[] {
-  const provider = providers.find((p) => p.id === "a2a") as A2aToolProvider | undefined;
-  return provider?.statuses ?? [];
-}
-
-/** `pablo tools --explain`: one line per configured remote with its card status. */
-export function explainRemotes(providers: readonly ToolProvider[]): string[] {
-  return remoteStatuses(providers).map(
-    (s) =>
-      `${s.tool}: ${s.admitted ? `admitted (${s.streaming ? "streaming" : "polling"})` : `left out [${s.card}]`}; card ${s.cardUrl}, endpoint ${s.endpoint}`,
-  );
-}
-
-/** `pablo policy check`'s A2A findings: plain http off loopback, stray or unused bearers. */
-export function a2aPolicyFindings(deployment: Deployment): A2aLintFinding[] {
-  return lintA2a(deployment.options["a2a"] as A2aOptions | undefined, deployment.credentials);
 }

@@ -1,6 +1,11 @@
 import { dirname } from "node:path";
-import { type A2aOptions, A2aOptionsSchema } from "@pablo/a2a";
-import { type AgentDeploymentOptions, AgentOptionsSchema, agentProviderFromOptions } from "@pablo/agent";
+import { type A2aOptions, A2aOptionsSchema } from "@pablo/a2a/options";
+import { ActionsOptionsSchema } from "@pablo/actions/options";
+import {
+  type AgentDeploymentOptions,
+  AgentOptionsSchema,
+  agentProviderFromOptions,
+} from "@pablo/agent/provider";
 import {
   type BrowserOptions,
   BrowserOptionsSchema,
@@ -20,7 +25,7 @@ import {
   type ToolDefinition,
   type ToolProvider,
 } from "@pablo/kernel";
-import { type McpOptions, McpOptionsSchema, mcpPolicyLayers } from "@pablo/mcp";
+import { type McpOptions, McpOptionsSchema, mcpPolicyLayers } from "@pablo/mcp/options";
 import { createPluginAuthorTools, loadPlugins, PluginEntryOptionsSchema } from "@pablo/plugins";
 import {
   commandRulesLayer,
@@ -36,15 +41,23 @@ import Type, { type TSchema } from "typebox";
 import { ConfigFailure } from "./config-failure.js";
 import { CliErrorCode } from "./error-codes.js";
 import { disabledToolLayer } from "./layers.js";
-import { openA2a } from "./provider-a2a.js";
-import { ActionsOptionsSchema, openActions } from "./provider-actions.js";
-import { openMcp } from "./provider-mcp.js";
 import { openSkills, type TaskSkills } from "./provider-skills.js";
 import { planSandbox, type SandboxPlan } from "./sandbox.js";
 import { sessionReviewStore, type TaskStorage } from "./storage.js";
 
 export { AdmissionFailure } from "./admission.js";
 export type { TaskSkills } from "./provider-skills.js";
+
+/**
+ * The providers that bring heavy dependencies (an MCP or A2A SDK, database drivers), each loaded
+ * only when the deployment configures it: listing the tools of a deployment without them never
+ * loads their code. The one lazy boundary per provider.
+ */
+const load = {
+  mcp: () => import("./provider-mcp.js"),
+  a2a: () => import("./provider-a2a.js"),
+  actions: () => import("./provider-actions.js"),
+};
 
 /** The `[options.*]` sections this distribution's packages bring. */
 export function distributionSections(): Record<string, TSchema> {
@@ -154,9 +167,19 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
     ? openBrowser(deployment, context.workspace, scratch.path)
     : { tools: [], diagnostics: [] };
   const builtIn: ToolDefinition[] = [...fsTools, ...shell, ...authorTools, ...browser.tools];
-  const actions = openActions(deployment.options["actions"], deployment.file);
-  const mcp = await openMcp(deployment.options["mcp"] as McpOptions | undefined, context);
-  const a2a = await openA2a(deployment.options["a2a"] as A2aOptions | undefined, context);
+  const actionsSection = deployment.options["actions"];
+  const mcpSection = deployment.options["mcp"] as McpOptions | undefined;
+  const a2aSection = deployment.options["a2a"] as A2aOptions | undefined;
+  const actions =
+    actionsSection === undefined
+      ? { providers: [], diagnostics: [] }
+      : (await load.actions()).openActions(actionsSection, deployment.file);
+  const mcp = hasEntries(mcpSection?.servers)
+    ? await (await load.mcp()).openMcp(mcpSection, context)
+    : { providers: [], diagnostics: () => [], close: async () => undefined };
+  const a2a = hasEntries(a2aSection?.remotes)
+    ? await (await load.a2a()).openA2a(a2aSection, context)
+    : { providers: [], diagnostics: () => [], handoff: false };
   const plugins = await loadPlugins(pluginEntries(deployment), {
     resolveFrom: dirname(deployment.file),
     reserved: builtIn,
@@ -217,6 +240,10 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
       scratch.remove();
     },
   };
+}
+
+function hasEntries(record: Readonly<Record<string, unknown>> | undefined): boolean {
+  return record !== undefined && Object.keys(record).length > 0;
 }
 
 /** Code of the note that BrowserPreview is not attached because no browser was found. */

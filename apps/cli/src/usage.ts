@@ -20,6 +20,7 @@ usage:
   pablo review list | pablo review rollback ID  review snapshots of file changes, and rollback
   pablo skills list | show NAME | check DIR     Agent Skills in the configured roots; validate a skill
   pablo mcp serve [--http PORT]                 the governed catalog as an MCP server (stdio or 127.0.0.1)
+  pablo mcp login NAME | pablo mcp logout NAME authorize an auth = "oauth" server (OAuth); remove its tokens
   pablo acp [--model PROVIDER:NAME]             an Agent Client Protocol agent over stdio, for editors
   pablo a2a serve [--port PORT] [--model PROVIDER:NAME]
                                                 this agent as an A2A 1.0 server on 127.0.0.1

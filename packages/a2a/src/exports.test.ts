@@ -28,7 +28,7 @@ describe("the public surface", () => {
   });
 
   it("has a closed exports map", () => {
-    expect(Object.keys(packageJson.exports)).toEqual([".", "./package.json"]);
+    expect(Object.keys(packageJson.exports)).toEqual([".", "./options", "./package.json"]);
   });
 
   it("registers each error code once, each with one meaning", () => {

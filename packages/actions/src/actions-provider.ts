@@ -1,27 +1,11 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AnyToolDefinition, ToolProvider } from "@pablo/kernel";
-import Type, { type Static } from "typebox";
 import { actionTool } from "./action-tool.js";
 import { type CatalogDiagnostic, loadCatalogs } from "./load-catalog.js";
 import type { LoadedAction } from "./loaded-action.js";
+import type { ActionsOptions } from "./options.js";
 import { type TrustedKey, trustedKey } from "./signing.js";
-
-/** `[options.actions]` of a deployment file. */
-export const ActionsOptionsSchema = Type.Object(
-  {
-    catalogs: Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), {
-      maxItems: 64,
-      description: "Catalog files (YAML) to load, relative to the deployment file's directory.",
-    }),
-    trusted_keys: Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), {
-      maxItems: 16,
-      description: "Ed25519 public key files (PEM); only actions signed by one of them load.",
-    }),
-  },
-  { additionalProperties: false, description: "[options.actions]: signed action catalogs." },
-);
-export type ActionsOptions = Static<typeof ActionsOptionsSchema>;
 
 export interface ActionsProvider {
   readonly provider: ToolProvider;

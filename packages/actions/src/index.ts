@@ -1,8 +1,8 @@
 export type { BuiltinRedaction, Redactor, RedactorOptions } from "@pablo/shell";
 export { createRedactor, MAX_PATTERN_LENGTH, REDACTED } from "@pablo/shell";
 export { actionInputSchema, actionTool } from "./action-tool.js";
-export type { ActionsOptions, ActionsProvider } from "./actions-provider.js";
-export { ActionsOptionsSchema, createActionsProvider } from "./actions-provider.js";
+export type { ActionsProvider } from "./actions-provider.js";
+export { createActionsProvider } from "./actions-provider.js";
 export type {
   BuiltinHandler,
   BuiltinOutcome,
@@ -23,6 +23,8 @@ export type { CatalogDiagnostic, LoadedCatalog } from "./load-catalog.js";
 export { loadCatalog, loadCatalogs } from "./load-catalog.js";
 export type { ActionStep, LoadedAction } from "./loaded-action.js";
 export { ACTION_LIMITS } from "./loaded-action.js";
+export type { ActionsOptions } from "./options.js";
+export { ActionsOptionsSchema } from "./options.js";
 export type { ProgramCheck } from "./program-check.js";
 export { checkProgram } from "./program-check.js";
 export { signCatalogText } from "./sign-catalog.js";

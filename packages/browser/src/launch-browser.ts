@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import puppeteer, { type Browser } from "puppeteer-core";
+import type { Browser } from "puppeteer-core";
 import { type BrowserProcess, browserProcesses } from "./browser-processes.js";
 
 export interface LaunchRequest {
@@ -44,6 +44,8 @@ export async function prepareRun(): Promise<BrowserRun> {
 export async function startBrowser(run: BrowserRun, request: LaunchRequest): Promise<Browser> {
   const origin = `127.0.0.1:${request.serverPort}`;
   const home = join(run.directory, "home");
+  // Loaded on the first preview, not when the tool is built: listing tools never pays for puppeteer.
+  const { default: puppeteer } = await import("puppeteer-core");
   const browser = await puppeteer.launch({
     executablePath: request.executablePath,
     headless: true,

@@ -201,7 +201,8 @@ export const HttpServerSchema = Type.Object(
     ),
     allow_loopback_http: Type.Optional(
       Type.Boolean({
-        description: "Allow plain http:// to a literal loopback address (127.0.0.0/8, [::1]). Default false.",
+        description:
+          "Allow plain http:// to a loopback host (127.0.0.0/8, [::1], or `localhost`, resolved and checked to be loopback before connecting). Default false.",
       }),
     ),
     ...oauthKeys,

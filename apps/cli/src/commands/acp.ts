@@ -1,14 +1,13 @@
-import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import { Readable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { loadDeploymentFile } from "@pablo/config";
 import { createAcpServer, editorSessions } from "../acp/server.js";
 import type { ParsedCommand } from "../args.js";
-import { ConfigFailure, PRESET_DIR, resolveBindings } from "../distribution.js";
+import { ConfigFailure, resolveBindings } from "../distribution.js";
 import { Exit } from "../exit-codes.js";
 import type { Io } from "../output.js";
+import { PRESET_DIR, packageVersion } from "../package-root.js";
 import { distributionSections } from "../providers.js";
 
 /** `pablo acp`'s own usage line (the shared usage text lists it too). */
@@ -62,15 +61,4 @@ function checkConfiguration(io: Io, parsed: ParsedCommand): void {
   const file = parsed.global.config ? resolve(io.cwd, parsed.global.config) : resolve(PRESET_DIR, "cli.toml");
   const loaded = loadDeploymentFile(file, { sections: distributionSections(), bindings });
   if (!loaded.ok) throw new ConfigFailure(loaded.errors);
-}
-
-function packageVersion(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  try {
-    return (
-      JSON.parse(readFileSync(resolve(here, "..", "..", "package.json"), "utf8")) as { version: string }
-    ).version;
-  } catch {
-    return "0.0.0";
-  }
 }

@@ -1,8 +1,8 @@
 import { checkPolicy } from "@pablo/config";
+import { a2aPolicyFindings } from "../a2a-status.js";
 import type { TaskEnvironment } from "../distribution.js";
 import { Exit } from "../exit-codes.js";
 import { type Io, printJson } from "../output.js";
-import { a2aPolicyFindings } from "../provider-a2a.js";
 
 /** `pablo policy check [--json]`: lints the configuration; exits 1 when it finds anything. */
 export function policyCheckCommand(

@@ -1,9 +1,9 @@
-import { delegateAuthority, findAgentProvider, SubagentCode } from "@pablo/agent";
+import { delegateAuthority, findAgentProvider, SubagentCode } from "@pablo/agent/provider";
 import { isDeferred } from "@pablo/kernel";
+import { explainRemotes, remoteStatuses } from "../a2a-status.js";
 import type { TaskEnvironment } from "../distribution.js";
 import { Exit } from "../exit-codes.js";
 import { type Io, printJson, table } from "../output.js";
-import { explainRemotes, remoteStatuses } from "../provider-a2a.js";
 
 /** `pablo tools [--explain] [--json]`: the effective catalog, and with --explain why each excluded tool is out. */
 export function toolsCommand(

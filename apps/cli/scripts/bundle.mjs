@@ -1,0 +1,69 @@
+// Bundles the `pablo` binary into dist/main.js plus lazily loaded chunks under dist/chunks/.
+//
+// Why: Node 20 loads an ES module graph file by file, and the CLI's graph is about two thousand
+// files (typebox alone is seven hundred), which cost over a second before any work began. One
+// bundle with code splitting keeps the dynamic import() boundaries in cli.ts and providers.ts as
+// separate chunks, so a command loads only the code it runs.
+import { rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+// The bundle is the whole build (types are checked by `tsc --noEmit`). It is written beside dist/
+// and swapped in whole, so a failed build leaves the last good binary and nothing stale survives.
+const next = join(root, "dist.next");
+await rm(next, { recursive: true, force: true });
+
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: { main: "src/main.ts" },
+  outdir: "dist.next",
+  chunkNames: "chunks/[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  sourcemap: "linked",
+  logLevel: "warning",
+  metafile: process.env.PABLO_BUNDLE_META !== undefined,
+  // A native addon cannot be bundled; @pablo/audit loads it lazily and reports SQLITE_UNAVAILABLE
+  // where it is missing, so it is resolved at run time from this package's node_modules.
+  external: ["better-sqlite3"],
+  plugins: [sideEffectFreeDependencies()],
+  // Bundled CommonJS dependencies call require(); an ES module has none, so each chunk gets one.
+  banner: {
+    js: 'import { createRequire as __pabloCreateRequire } from "node:module"; const require = __pabloCreateRequire(import.meta.url);',
+  },
+});
+
+/**
+ * Treats every module under node_modules as free of import-time side effects, so a chunk keeps only
+ * the parts of a dependency it uses: an SDK's index that re-exports its servers and storage drivers
+ * costs a command only the client it calls. (The workspace packages say so in their package.json.)
+ */
+function sideEffectFreeDependencies() {
+  return {
+    name: "side-effect-free-dependencies",
+    setup(pluginBuild) {
+      pluginBuild.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.pluginData?.resolved || args.path.startsWith("node:")) return undefined;
+        const resolved = await pluginBuild.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: { resolved: true },
+        });
+        if (resolved.errors.length > 0 || resolved.external) return undefined;
+        if (!resolved.path.includes("/node_modules/")) return undefined;
+        return { ...resolved, sideEffects: false };
+      });
+    },
+  };
+}
+
+// PABLO_BUNDLE_META=FILE writes esbuild's metafile, to see which inputs each chunk carries.
+if (result.metafile) await writeFile(process.env.PABLO_BUNDLE_META, JSON.stringify(result.metafile));
+await rm(join(root, "dist"), { recursive: true, force: true });
+await rename(next, join(root, "dist"));
