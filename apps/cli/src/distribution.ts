@@ -39,6 +39,7 @@ import {
   type ToolProvider,
 } from "@pablo/kernel";
 import { stateDirectory } from "@pablo/kernel/node";
+import type { McpAuthorizationState } from "@pablo/mcp";
 import type { GlobalOptions } from "./args.js";
 import { ConfigFailure } from "./config-failure.js";
 import { PRESET_DIR } from "./package-root.js";
@@ -66,6 +67,8 @@ export interface TaskEnvironment {
   readonly credentials: CredentialResolver;
   readonly references: readonly CredentialReference[];
   readonly providers: readonly ToolProvider[];
+  /** The authorization state of each `auth = "oauth"` MCP server, from the token store. */
+  readonly mcpAuthorization: readonly McpAuthorizationState[];
   readonly skills: TaskSkills | undefined;
   /** The session's scratch directory: absolute, outside the workspace, made on first write. */
   readonly scratchDir: string;
@@ -187,6 +190,7 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
     credentials,
     references,
     providers: providers.providers,
+    mcpAuthorization: providers.mcpAuthorization,
     skills: providers.skills,
     scratchDir: providers.scratchDir,
     sandbox: providers.sandbox,
@@ -220,7 +224,7 @@ export function effectivePermission(
 }
 
 /** Layers outermost first: the deployment's own, each package's sections, the policy file, the flags. */
-function buildLayers(deployment: Deployment, global: GlobalOptions, cwd: string): AuthorityLayer[] {
+export function buildLayers(deployment: Deployment, global: GlobalOptions, cwd: string): AuthorityLayer[] {
   const layers: AuthorityLayer[] = [];
   const failures: ConfigError[] = [];
   const guard = (keyPath: string, build: () => AuthorityLayer[]) => {
@@ -286,10 +290,21 @@ export function resolveBindings(
   return { bindings: { ...parsed.bindings, workspace }, workspace };
 }
 
-function credentialReferences(deployment: Deployment): CredentialReference[] {
+/** Every credential the deployment names, with who may use it and where it may go. */
+export function credentialReferences(deployment: Deployment): CredentialReference[] {
   const refs: CredentialReference[] = [];
   const mcp = deployment.options["mcp"] as
-    | { servers?: Record<string, { env?: Record<string, string>; headers?: Record<string, string> }> }
+    | {
+        servers?: Record<
+          string,
+          {
+            env?: Record<string, string>;
+            headers?: Record<string, string>;
+            client_secret?: string;
+            client_key?: string;
+          }
+        >;
+      }
     | undefined;
   for (const [server, config] of Object.entries(mcp?.servers ?? {})) {
     for (const [variable, credential] of Object.entries(config.env ?? {})) {
@@ -306,6 +321,17 @@ function credentialReferences(deployment: Deployment): CredentialReference[] {
         consumer: "mcp.headers",
         destination: server,
         keyPath: `options.mcp.servers.${server}.headers.${header}`,
+      });
+    }
+    // OAuth client authentication, sent only to that server's token endpoint.
+    for (const key of ["client_secret", "client_key"] as const) {
+      const credential = config[key];
+      if (credential === undefined) continue;
+      refs.push({
+        credential,
+        consumer: "mcp.oauth",
+        destination: server,
+        keyPath: `options.mcp.servers.${server}.${key}`,
       });
     }
   }

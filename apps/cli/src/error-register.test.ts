@@ -5,7 +5,7 @@ import { BrowserErrorCode } from "@pablo/browser";
 import { ConfigErrorCode } from "@pablo/config";
 import { FsErrorCode } from "@pablo/fs";
 import { AuditErrorCode, CredentialErrorCode, ErrorCode, HostErrorCode, UrlCode } from "@pablo/kernel";
-import { McpAdmissionCode, McpDiagnosticCode, McpErrorCode } from "@pablo/mcp";
+import { McpAdmissionCode, McpDiagnosticCode, McpErrorCode, McpOAuthCode } from "@pablo/mcp";
 import { PluginCode } from "@pablo/plugins";
 import { ShellOptionsErrorCode } from "@pablo/shell";
 import { SkillCode, SkillsErrorCode } from "@pablo/skills";
@@ -24,7 +24,7 @@ const REGISTERS: Readonly<Record<string, Readonly<Record<string, Readonly<Record
   "@pablo/plugins": { PluginCode },
   "@pablo/browser": { BrowserErrorCode },
   "@pablo/shell": { ShellOptionsErrorCode },
-  "@pablo/mcp": { McpDiagnosticCode, McpErrorCode, McpAdmissionCode },
+  "@pablo/mcp": { McpDiagnosticCode, McpErrorCode, McpAdmissionCode, McpOAuthCode },
   pablo: { CliErrorCode },
 };
 

@@ -1,11 +1,20 @@
 import type { AuthorityLayer, CatalogDiagnostic, CredentialResolver, ToolProvider } from "@pablo/kernel";
-import { McpAdmissionError, type McpOptions, openMcpCatalog } from "@pablo/mcp";
+import {
+  defaultTokenDir,
+  McpAdmissionError,
+  type McpAuthorizationState,
+  type McpOptions,
+  mcpAuthorizationStates,
+  openMcpCatalog,
+} from "@pablo/mcp";
 import { AdmissionFailure } from "./admission.js";
 
 export interface OpenedMcp {
   readonly providers: ToolProvider[];
   /** Live: servers that exit and tools that change during the task are added. */
   diagnostics(): CatalogDiagnostic[];
+  /** Where each `auth = "oauth"` server stands, read from the token store before connecting. */
+  readonly authorization: readonly McpAuthorizationState[];
   close(): Promise<void>;
 }
 
@@ -15,8 +24,9 @@ export async function openMcp(
   context: { credentials: CredentialResolver; layers: readonly AuthorityLayer[]; signal?: AbortSignal },
 ): Promise<OpenedMcp> {
   if (!section?.servers || Object.keys(section.servers).length === 0) {
-    return { providers: [], diagnostics: () => [], close: async () => undefined };
+    return { providers: [], diagnostics: () => [], authorization: [], close: async () => undefined };
   }
+  const authorization = mcpAuthorizationStates(section.servers, defaultTokenDir());
   try {
     const catalog = await openMcpCatalog({
       servers: section.servers,
@@ -33,6 +43,7 @@ export async function openMcp(
           code: d.code,
           message: d.message,
         })),
+      authorization,
       close: () => catalog.close(),
     };
   } catch (error) {

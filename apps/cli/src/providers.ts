@@ -25,6 +25,7 @@ import {
   type ToolDefinition,
   type ToolProvider,
 } from "@pablo/kernel";
+import type { McpAuthorizationState } from "@pablo/mcp";
 import { type McpOptions, McpOptionsSchema, mcpPolicyLayers } from "@pablo/mcp/options";
 import { createPluginAuthorTools, loadPlugins, PluginEntryOptionsSchema } from "@pablo/plugins";
 import {
@@ -110,6 +111,8 @@ export interface OpenedProviders {
   readonly providers: ToolProvider[];
   diagnostics(): CatalogDiagnostic[];
   readonly layers: AuthorityLayer[];
+  /** The authorization state of each `auth = "oauth"` MCP server (`tools --explain`, `policy check`). */
+  readonly mcpAuthorization: readonly McpAuthorizationState[];
   readonly skills: TaskSkills | undefined;
   /** The session's scratch directory (created on first write), advertised to the model. */
   readonly scratchDir: string;
@@ -176,7 +179,7 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
       : (await load.actions()).openActions(actionsSection, deployment.file);
   const mcp = hasEntries(mcpSection?.servers)
     ? await (await load.mcp()).openMcp(mcpSection, context)
-    : { providers: [], diagnostics: () => [], close: async () => undefined };
+    : { providers: [], diagnostics: () => [], authorization: [], close: async () => undefined };
   const a2a = hasEntries(a2aSection?.remotes)
     ? await (await load.a2a()).openA2a(a2aSection, context)
     : { providers: [], diagnostics: () => [], handoff: false };
@@ -232,6 +235,7 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
       ...browser.diagnostics,
     ],
     layers: skills.layers,
+    mcpAuthorization: mcp.authorization,
     skills: skills.skills,
     scratchDir: scratch.path,
     sandbox,

@@ -10,6 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { scrubSecrets } from "./credentials.js";
 import { HttpResumption } from "./http-resumption.js";
+import { McpOAuthCode, McpOAuthError } from "./oauth/codes.js";
 import type { ResolvedServer } from "./resolved-server.js";
 import type { ProcessStdioTransport } from "./stdio-transport.js";
 import type { TapTransport } from "./tap-transport.js";
@@ -27,6 +28,8 @@ export type CallOutcome =
   | { readonly kind: "cancelled" }
   | { readonly kind: "disconnected"; readonly reason: string }
   | { readonly kind: "unavailable"; readonly reason: string }
+  /** The server refused the call's authorization (or no valid token was at hand); it did not run. */
+  | { readonly kind: "unauthorized"; readonly message: string }
   | { readonly kind: "protocol-error"; readonly message: string };
 
 export interface CallOptions {
@@ -204,6 +207,8 @@ export class McpConnection {
       return { kind: "disconnected", reason: this.#ended ?? this.#describe(this.#lastError) };
     }
     if (error instanceof McpError) return { kind: "protocol-error", message: this.#scrub(error.message) };
+    if (error instanceof McpOAuthError && error.code === McpOAuthCode.UNAUTHORIZED)
+      return { kind: "unauthorized", message: this.#scrub(error.message) };
     return { kind: "disconnected", reason: this.#describe(error) };
   }
 

@@ -2,6 +2,7 @@ import { ErrorCode, fail, type JsonObject, ok, type ToolResult, type Validator }
 import type { CallOutcome } from "./connection.js";
 import { scrubSecrets } from "./credentials.js";
 import { McpErrorCode } from "./diagnostics.js";
+import { McpOAuthCode } from "./oauth/codes.js";
 
 /** Which tool a result belongs to, for messages. */
 export interface ToolRef {
@@ -57,6 +58,9 @@ export function toToolResult(
         `MCP server ${ref.server} is no longer available in this task (${outcome.reason}); the call was not sent`,
         { server: ref.server, tool: ref.tool },
       );
+    case "unauthorized":
+      // The message names `pablo mcp login NAME`; it never carries a token.
+      return fail(McpOAuthCode.UNAUTHORIZED, outcome.message, { server: ref.server, tool: ref.tool });
     case "protocol-error":
       return fail(ErrorCode.TOOL_FAILED, `${ref.nativeName}: ${outcome.message}`, {
         server: ref.server,

@@ -15,7 +15,7 @@ import { stateDirectory } from "@pablo/kernel/node";
 import { loginMcpServer, logoutMcpServer, McpOAuthError, type McpOptions } from "@pablo/mcp";
 import type { GlobalOptions } from "../args.js";
 import { ConfigFailure } from "../config-failure.js";
-import { resolveBindings } from "../distribution.js";
+import { buildLayers, credentialReferences, resolveBindings } from "../distribution.js";
 import { Exit } from "../exit-codes.js";
 import { type Io, printJson } from "../output.js";
 import { PRESET_DIR } from "../package-root.js";
@@ -37,12 +37,8 @@ export async function mcpLoginCommand(
     const result = await loginMcpServer({
       name: options.name,
       config: entry,
-      credentials: createCredentialResolver(
-        deployment.credentials,
-        oauthReferences(options.name, entry),
-        io.env,
-      ),
-      layers: loginLayers(deployment, global, io.cwd),
+      credentials: createCredentialResolver(deployment.credentials, credentialReferences(deployment), io.env),
+      layers: buildLayers(deployment, global, io.cwd),
       tokenDir: tokenDir(io.env),
       env: io.env,
       stderr: io.stderr,
@@ -103,54 +99,4 @@ function serverEntry(
   if (!loaded.ok) throw new ConfigFailure(loaded.errors);
   const mcp = loaded.value.options["mcp"] as McpOptions | undefined;
   return { deployment: loaded.value, entry: mcp?.servers?.[name] };
-}
-
-/** The credentials an OAuth login may use: the server's headers and its client secret or key. */
-function oauthReferences(server: string, entry: unknown): CredentialReference[] {
-  const config = (entry ?? {}) as {
-    headers?: Record<string, string>;
-    client_secret?: string;
-    client_key?: string;
-  };
-  const refs: CredentialReference[] = Object.entries(config.headers ?? {}).map(([header, credential]) => ({
-    credential,
-    consumer: "mcp.headers",
-    destination: server,
-    keyPath: `options.mcp.servers.${server}.headers.${header}`,
-  }));
-  for (const key of ["client_secret", "client_key"] as const) {
-    const credential = config[key];
-    if (credential) {
-      refs.push({
-        credential,
-        consumer: "mcp.oauth",
-        destination: server,
-        keyPath: `options.mcp.servers.${server}.${key}`,
-      });
-    }
-  }
-  return refs;
-}
-
-/**
- * The deployment's layers, its policy file and the flags, as a task would have them (the state
- * layer only concerns files). Kept in step with `buildLayers` in distribution.ts.
- */
-function loginLayers(deployment: Deployment, global: GlobalOptions, cwd: string): AuthorityLayer[] {
-  const layers = [
-    deploymentLayer(
-      deployment.options["policy"] as PolicyOptions | undefined,
-      deployment.options["network"] as NetworkOptions | undefined,
-    ),
-    ...sectionLayers(deployment),
-  ];
-  if (global.policy) {
-    const policy = loadJsonPolicy(resolve(cwd, global.policy));
-    if (!policy.ok) throw new ConfigFailure(policy.errors);
-    layers.push(policy.value);
-  }
-  layers.push(
-    flagsLayer({ allowWrite: global.allowWrite, noShell: global.noShell, noFilesystem: global.noFilesystem }),
-  );
-  return layers;
 }

@@ -45,8 +45,13 @@ export function policyCheckCommand(
       code: d.code,
       message: d.message,
     }));
-  if (options.json) printJson(io, { findings, leftOut, warnings });
+  // Whether an OAuth server has a token is state, not a mistake in the file: said, never a finding.
+  const mcpAuthorization = task.mcpAuthorization;
+  if (options.json) printJson(io, { findings, leftOut, warnings, mcpAuthorization });
   else {
+    for (const state of mcpAuthorization) {
+      io.stdout(`mcp server ${state.server} (${state.serverUrl}): ${state.state}: ${state.summary}\n`);
+    }
     for (const w of warnings) {
       io.stdout(`warning: ${w.source}${w.tool ? `/${w.tool}` : ""}: ${w.message} [${w.code}]\n`);
     }

@@ -38,6 +38,7 @@ export function toolsCommand(
             })),
             diagnostics: task.diagnostics,
             remotes: remoteStatuses(task.providers),
+            mcpAuthorization: task.mcpAuthorization,
             layers: task.layers.map((l) => l.id),
             mode: task.session.mode,
             permission: task.session.permission.mode,
@@ -73,6 +74,9 @@ export function toolsCommand(
       }
     }
     for (const line of explainRemotes(task.providers)) io.stdout(`\nremote ${line}\n`);
+    for (const state of task.mcpAuthorization) {
+      io.stdout(`\nmcp server ${state.server} (${state.serverUrl}): ${state.state}: ${state.summary}\n`);
+    }
     for (const diagnostic of task.diagnostics) {
       io.stdout(
         `\nleft out: ${diagnostic.source}${diagnostic.tool ? `/${diagnostic.tool}` : ""}: ${diagnostic.message} [${diagnostic.code}]\n`,

@@ -58,7 +58,17 @@ const callOnce = async (client: ConformanceClient, env: Record<string, string>) 
 };
 
 const PLANS: Readonly<Record<string, Plan>> = {
-  "auth/metadata-default": {},
+  "auth/metadata-default": {
+    // What a person checks after logging in: the server's state, then a call that carries the token.
+    after: async (client, env) => {
+      const explain = await client.pablo(["tools", "--explain", "--json"], { env });
+      const states = JSON.parse(explain.stdout).mcpAuthorization;
+      expect(states).toMatchObject([{ server: SERVER, state: "authorized" }]);
+      const policy = await client.pablo(["policy", "check", "--json"], { env, expectCode: "any" });
+      expect(JSON.parse(policy.stdout).mcpAuthorization).toMatchObject([{ server: SERVER, state: "authorized" }]);
+      await callOnce(client, env);
+    },
+  },
   "auth/metadata-var1": {},
   "auth/metadata-var2": {},
   "auth/metadata-var3": {},
@@ -73,6 +83,7 @@ const PLANS: Readonly<Record<string, Plan>> = {
     after: async (client, env) => {
       const refused = await client.pablo(["call", TOOL, "--args", "{}", "--json"], { env, expectCode: 1 });
       expect(refused.stdout).toContain("pablo mcp login conformance");
+      expect(refused.stdout).toContain("MCP_OAUTH_UNAUTHORIZED");
       await client.pablo(["mcp", "login", SERVER], { env: { ...env, BROWSER: browser() } });
       await callOnce(client, env);
     },
