@@ -65,7 +65,9 @@ const PLANS: Readonly<Record<string, Plan>> = {
       const states = JSON.parse(explain.stdout).mcpAuthorization;
       expect(states).toMatchObject([{ server: SERVER, state: "authorized" }]);
       const policy = await client.pablo(["policy", "check", "--json"], { env, expectCode: "any" });
-      expect(JSON.parse(policy.stdout).mcpAuthorization).toMatchObject([{ server: SERVER, state: "authorized" }]);
+      expect(JSON.parse(policy.stdout).mcpAuthorization).toMatchObject([
+        { server: SERVER, state: "authorized" },
+      ]);
       await callOnce(client, env);
     },
   },
