@@ -126,6 +126,7 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
     ),
     ...(hooks.signal ? { signal: hooks.signal } : {}),
     ...(hooks.seed ? { seed: resolve(cwd, hooks.seed) } : {}),
+    ...(hooks.broker ? { broker: hooks.broker } : {}),
   }).catch((error: unknown) => {
     release();
     throw error;

@@ -21,6 +21,7 @@ import {
   type CatalogDiagnostic,
   type CredentialResolver,
   PabloError,
+  type PermissionBroker,
   type PermissionMode,
   type ToolDefinition,
   type ToolProvider,
@@ -104,6 +105,8 @@ export interface ProviderContext {
   readonly seed?: string;
   /** The session's permission mode: bubblewrap mounts the workspace read-only under `read-only`. */
   readonly permission?: PermissionMode;
+  /** Who answers the task's cards (terminal, ACP client); absent when nobody can. */
+  readonly broker?: PermissionBroker;
 }
 
 /** The providers of one task, each fresh for it, and the layers they add. */
