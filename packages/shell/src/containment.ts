@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readlinkSync } from "node:fs";
 import { PabloError } from "@pablo/kernel";
 import { ShellOptionsErrorCode } from "./errors.js";
-import { closeInheritedDescriptors, inheritedDescriptors } from "./inherited-fds.js";
+import { closeInheritedDescriptors, hostInheritedDescriptors } from "./inherited-fds.js";
 import { BWRAP_PATHS, type ResolvedSandboxOptions, resolveSandboxOptions } from "./sandbox-options.js";
 
 /**
@@ -89,7 +89,7 @@ export function localContainment(options: LocalContainmentOptions = {}): Contain
     summary: `each command runs in a new PID namespace (${unshare.path}); every descendant ends with it`,
     namespaced: true,
     wrap: (launch) => {
-      const inner = closeInheritedDescriptors(launch, inheritedDescriptors());
+      const inner = closeInheritedDescriptors(launch, hostInheritedDescriptors());
       return { executable: unshare.path, args: [...unshare.flags, inner.executable, ...inner.args] };
     },
   };
@@ -102,7 +102,7 @@ export function processGroupContainment(): Containment {
     summary:
       "no PID namespace: the process group and the run marker find descendants; one that left both fails the call with TOOL_CLEANUP_FAILED",
     namespaced: false,
-    wrap: (launch) => closeInheritedDescriptors(launch, inheritedDescriptors()),
+    wrap: (launch) => closeInheritedDescriptors(launch, hostInheritedDescriptors()),
   };
 }
 
@@ -139,7 +139,7 @@ function bubblewrapContainment(options: ResolvedSandboxOptions): Containment {
       // The scratch directory is made on first use (seed 001 4b); a command is a use, and
       // bubblewrap can only bind a directory that exists.
       if (site.scratchDir) mkdirSync(site.scratchDir, { recursive: true, mode: 0o700 });
-      const inner = closeInheritedDescriptors(launch, inheritedDescriptors());
+      const inner = closeInheritedDescriptors(launch, hostInheritedDescriptors());
       return { executable: bwrap, args: [...bubblewrapArgs(options, site), inner.executable, ...inner.args] };
     },
   };

@@ -20,6 +20,12 @@ export interface RunIdentity {
   readonly startTicks?: number;
   /** Clock ticks since boot when the leader ended (or was ended): nothing started later is the run's. */
   readonly endTicks?: number;
+  /**
+   * The newest PID handed out when the leader ended (or was ended). It bounds the strays the way
+   * `endTicks` does, but exactly: a process started in the same clock tick after the run ended is
+   * some other program's.
+   */
+  readonly endPid?: number;
 }
 
 /**
@@ -90,7 +96,13 @@ export function procProcessControl(procRoot = "/proc"): ProcessControl {
       if (run.startTicks === undefined) return [];
       const hostNamespace = safeReadlink(`${procRoot}/self/ns/pid`);
       const found: ProcessInfo[] = [];
+      const { leader, endPid } = run;
+      // PIDs are handed out cyclically: the run's lie from the leader to endPid, perhaps across a wrap.
+      const handedOutByEnd = (pid: number) =>
+        endPid === undefined ||
+        (endPid >= leader ? pid >= leader && pid <= endPid : pid >= leader || pid <= endPid);
       for (const pid of safeList(() => candidates(run))) {
+        if (!handedOutByEnd(pid)) continue;
         const stat = readStat(procRoot, pid);
         if (!stat || stat.state === "Z" || stat.state === "X" || stat.startTicks < run.startTicks) continue;
         if (run.endTicks !== undefined && stat.startTicks > run.endTicks) continue;
@@ -211,6 +223,11 @@ function environHas(procRoot: string, pid: number, marker: Buffer): boolean {
   } catch {
     return false;
   }
+}
+
+/** The newest PID handed out in this PID namespace, or undefined when /proc does not say. */
+export function newestPid(procRoot = "/proc"): number | undefined {
+  return lastPid(procRoot);
 }
 
 function lastPid(procRoot: string): number | undefined {

@@ -5,6 +5,7 @@ import { endProcesses } from "./end-processes.js";
 import { type CapturedText, OutputCapture } from "./output-capture.js";
 import { type OutputChannel, openOutputChannel } from "./output-channel.js";
 import {
+  newestPid,
   nowTicks,
   outputTargets,
   type ProcessControl,
@@ -102,6 +103,7 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
 
   const end = await untilEnd(exited, request);
   const endTicks = nowTicks();
+  const endPid = request.namespaced ? undefined : newestPid();
   // A leader that exited on its own waited for its namespace to empty; one still running is
   // ended with everything in its namespace.
   const namespace = request.namespaced && end.kind !== "exited" ? runNamespace(leader) : undefined;
@@ -112,6 +114,7 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
     ...(namespace !== undefined ? { namespace } : {}),
     ...(leaderTicks !== undefined ? { startTicks: leaderTicks } : {}),
     ...(endTicks !== undefined ? { endTicks } : {}),
+    ...(endPid !== undefined ? { endPid } : {}),
   };
   const cleanup = await endRun(request, run, targets, drained, end.kind !== "exited");
   if (cleanup.survivors.length > 0) output.destroy();
