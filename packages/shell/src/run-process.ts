@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { setTimeout as delay } from "node:timers/promises";
 import { endProcesses } from "./end-processes.js";
 import { type CapturedText, OutputCapture } from "./output-capture.js";
 import { type OutputChannel, openOutputChannel } from "./output-channel.js";
@@ -212,33 +211,47 @@ async function openOutput(request: RunRequest): Promise<RunOutput> {
 /** setTimeout fires at once for delays past 2^31-1 ms. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** Waits for the leader to exit, the timeout, or cancellation, whichever comes first. */
-async function untilEnd(exited: Promise<RunEnd>, request: RunRequest): Promise<RunEnd> {
-  if (request.signal.aborted) return { kind: "cancelled" };
-  const stop = new AbortController();
-  const timeout = delay(Math.min(request.timeoutMs, MAX_TIMER_MS), { kind: "timeout" } as const, {
-    signal: stop.signal,
-  }).catch(() => undefined);
-  const cancelled = once(request.signal, "abort", { signal: stop.signal }).then(
-    () => ({ kind: "cancelled" }) as const,
-    () => undefined,
-  );
-  try {
-    const first = await Promise.race([exited, timeout, cancelled]);
-    return first ?? (await exited);
-  } finally {
-    stop.abort();
-  }
+/**
+ * Waits for the leader to exit, the timeout, or cancellation, whichever comes first. Plain timers
+ * and listeners, not aborted promise helpers: each abort made a DOMException and an AbortError
+ * with stack traces on every run, about 0.1 ms of a 3 ms `true`.
+ */
+function untilEnd(exited: Promise<RunEnd>, request: RunRequest): Promise<RunEnd> {
+  const { signal } = request;
+  if (signal.aborted) return Promise.resolve({ kind: "cancelled" });
+  return new Promise<RunEnd>((resolve, reject) => {
+    const finish = (end: RunEnd) => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      resolve(end);
+    };
+    const onAbort = () => finish({ kind: "cancelled" });
+    const timer = setTimeout(() => finish({ kind: "timeout" }), Math.min(request.timeoutMs, MAX_TIMER_MS));
+    signal.addEventListener("abort", onAbort, { once: true });
+    exited.then(finish, (error: unknown) => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      reject(error);
+    });
+  });
 }
 
-async function settles(promise: Promise<boolean>, ms: number): Promise<boolean> {
+/** Whether `promise` resolves true within `ms`; false at the deadline. */
+function settles(promise: Promise<boolean>, ms: number): Promise<boolean> {
   if (ms <= 0) return Promise.race([promise, Promise.resolve(false)]);
-  const stop = new AbortController();
-  try {
-    return await Promise.race([promise, delay(ms, false, { signal: stop.signal }).catch(() => false)]);
-  } finally {
-    stop.abort();
-  }
+  return new Promise<boolean>((resolve, reject) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }
 
 function spawnFailed(error: unknown, output: RunOutput, started: number): RunOutcome {
