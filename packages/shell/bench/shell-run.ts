@@ -35,9 +35,27 @@ function bareSpawn(command: string, read: boolean): Promise<number> {
   });
 }
 
+/**
+ * Without a namespace, an orphan that anything else on the machine starts while the command runs
+ * cannot be told from an escapee of the run, and fails the call with TOOL_CLEANUP_FAILED: that is
+ * the containment working as documented, so such runs are counted and named, not fatal.
+ */
+const strayFailures: string[] = [];
+
 async function shellRun(s: Session, command: string): Promise<void> {
   const { result } = await s.call({ tool: "shell_run", args: { command, timeout_ms: 300_000 } });
-  if (!result.ok) throw new Error(`shell.run failed: ${JSON.stringify(result.error).slice(0, 300)}`);
+  if (result.ok) return;
+  const survivors = (result.error.details?.["survivors"] ?? []) as Array<{ pid: number; name: string }>;
+  if (
+    s === groupOnly &&
+    result.error.code === "TOOL_CLEANUP_FAILED" &&
+    survivors.length > 0 &&
+    survivors.every((p) => p.name.endsWith("(re-parented to init during the run)"))
+  ) {
+    strayFailures.push(survivors.map((p) => `${p.pid} ${p.name.replace(/ \(re-parented.*/, "")}`).join(", "));
+    return;
+  }
+  throw new Error(`shell.run failed: ${JSON.stringify(result.error).slice(0, 300)}`);
 }
 
 async function time(run: () => Promise<unknown>): Promise<number> {
@@ -71,6 +89,10 @@ async function benchTrue(rounds: number): Promise<void> {
   console.log(
     `true: shell.run (PID namespace) median ${median(tool).toFixed(2)} ms, ratio ${ratio.toFixed(2)}x; without the namespace median ${median(group).toFixed(2)} ms, ratio ${groupRatio.toFixed(2)}x; bare spawn median ${median(bare).toFixed(2)} ms (target <= 1.3x)`,
   );
+  if (strayFailures.length > 0)
+    console.log(
+      `true without the namespace: ${strayFailures.length} of ${rounds + 5} runs failed TOOL_CLEANUP_FAILED for orphans started meanwhile by other programs (true starts none): ${strayFailures.slice(0, 3).join("; ")}`,
+    );
 }
 
 async function benchFlood(gib: number): Promise<void> {
