@@ -1,5 +1,5 @@
 import type { ToolResult } from "@pablo/kernel";
-import { createRedactor, type Redactor } from "./redact.js";
+import type { Redactor } from "./redact.js";
 
 /** Longest incomplete line held back from streaming; a longer one is redacted and sent as it is. */
 const MAX_HELD_CHARS = 64 * 1024;
@@ -7,9 +7,13 @@ const MAX_HELD_CHARS = 64 * 1024;
 /**
  * `[options.shell] redact`: one redactor for a deployment, or none. A secret split across two
  * streamed chunks must still be caught, so streamed output is passed on whole lines at a time.
+ * The RE2 engine (re2js, about 11 ms to load) is imported only when there is something to redact:
+ * this is the shell tool's one lazy boundary for it.
  */
-export function shellRedactor(sets: readonly "secrets"[]): Redactor | undefined {
-  return sets.length > 0 ? createRedactor({ builtin: sets }) : undefined;
+export async function shellRedactor(sets: readonly "secrets"[]): Promise<Redactor | undefined> {
+  if (sets.length === 0) return undefined;
+  const { createRedactor } = await import("./redact.js");
+  return createRedactor({ builtin: sets });
 }
 
 /** Wraps a progress sink so that it only ever sees redacted, whole lines (flush sends the rest). */

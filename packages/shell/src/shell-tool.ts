@@ -18,6 +18,7 @@ import { lastPatchCommand } from "./patch-commands.js";
 import { countPatchFailure } from "./patch-failures.js";
 import { fixedCommandPath, type PlanDeps, planCall, prepareCall, type ResolveCwd } from "./plan-call.js";
 import { type ProcessControl, procProcessControl } from "./proc-processes.js";
+import type { Redactor } from "./redact.js";
 import { redactingStream, redactResult, shellRedactor } from "./redact-output.js";
 import { runProcess } from "./run-process.js";
 import { resolveSandboxOptions, type SandboxOptions } from "./sandbox-options.js";
@@ -57,7 +58,8 @@ export interface ShellToolConfig {
  */
 export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRunSchema> {
   const options = resolveShellOptions(config.options);
-  const redact = shellRedactor(options.redact);
+  // Made on the first call, so that listing the tool never loads the RE2 engine.
+  let redactor: Promise<Redactor | undefined> | undefined;
   const containment = containmentFor(resolveSandboxOptions(config.sandbox));
   const permission = config.permission ?? "ask";
   const deps: PlanDeps = {
@@ -85,6 +87,8 @@ export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRu
       if ("ok" in plan) return plan;
       if (ctx.signal.aborted)
         return fail(ErrorCode.TOOL_CANCELLED, "the call was cancelled before the command started");
+      redactor ??= shellRedactor(options.redact);
+      const redact = await redactor;
       const marker = randomUUID();
       const env = cleanEnvironment({
         marker,
