@@ -1,4 +1,4 @@
-import { createRedactor, REDACTED } from "@pablo/shell";
+import { createRedactor, REDACTED } from "@pablo/shell/redact";
 import { describe, expect, it } from "vitest";
 import { applyFilters, filterProblem } from "./filters.js";
 import { callAction, loadSigned } from "./test-support/catalog-fixture.js";

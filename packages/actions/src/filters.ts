@@ -1,4 +1,4 @@
-import { MAX_PATTERN_LENGTH, patternProblem } from "@pablo/shell";
+import { MAX_PATTERN_LENGTH, patternProblem } from "@pablo/shell/redact";
 import { RE2JS } from "re2js";
 import Type, { type TSchema } from "typebox";
 import type { FilterName } from "./catalog-schema.js";

@@ -1,5 +1,5 @@
-export type { BuiltinRedaction, Redactor, RedactorOptions } from "@pablo/shell";
-export { createRedactor, MAX_PATTERN_LENGTH, REDACTED } from "@pablo/shell";
+export type { BuiltinRedaction, Redactor, RedactorOptions } from "@pablo/shell/redact";
+export { createRedactor, MAX_PATTERN_LENGTH, REDACTED } from "@pablo/shell/redact";
 export { actionInputSchema, actionTool } from "./action-tool.js";
 export type { ActionsProvider } from "./actions-provider.js";
 export { createActionsProvider } from "./actions-provider.js";

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { compileValidator } from "@pablo/kernel";
-import { createRedactor, patternProblem } from "@pablo/shell";
+import { createRedactor, patternProblem } from "@pablo/shell/redact";
 import { parseDocument } from "yaml";
 import { templateNames, templateProblem } from "./arg-template.js";
 import { BUILTINS } from "./builtins/registry.js";

@@ -1,4 +1,4 @@
-import type { Redactor } from "@pablo/shell";
+import type { Redactor } from "@pablo/shell/redact";
 import type { BuiltinHandler } from "./builtins/builtin.js";
 import type { ActionSpec, ArgTemplate, FilterName } from "./catalog-schema.js";
 

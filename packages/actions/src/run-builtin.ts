@@ -1,5 +1,5 @@
 import { ErrorCode, fail, type JsonValue, ok, type ToolResult } from "@pablo/kernel";
-import type { Redactor } from "@pablo/shell";
+import type { Redactor } from "@pablo/shell/redact";
 import type { ExecuteContext } from "./execute-action.js";
 import { applyFilters, type FilterInput } from "./filters.js";
 import type { LoadedAction } from "./loaded-action.js";

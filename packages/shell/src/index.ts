@@ -30,10 +30,8 @@ export {
 export type { ResolveCwd } from "./plan-call.js";
 export type { ProcessControl, ProcessInfo, RunIdentity } from "./proc-processes.js";
 export { procProcessControl, runNamespace } from "./proc-processes.js";
+// The redactor (and re2js with it) is at "@pablo/shell/redact", so importing this entry does not load it.
 export type { BuiltinRedaction, Redactor, RedactorOptions } from "./redact.js";
-// Also at "@pablo/shell/redact". Re-exported here until @pablo/actions imports them from there;
-// while they are, importing this entry loads re2js.
-export { createRedactor, MAX_PATTERN_LENGTH, patternProblem, REDACTED } from "./redact.js";
 export type { ExecutableResolution } from "./resolve-executable.js";
 export { resolveCommandWord } from "./resolve-executable.js";
 export type {

@@ -5,7 +5,7 @@ import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { createLocalFs, type FsPort } from "@pablo/fs";
 import { ErrorCode, fail } from "@pablo/kernel";
-import { patternProblem } from "@pablo/shell";
+import { patternProblem } from "@pablo/shell/redact";
 import { RE2JS } from "re2js";
 import Type, { type Static } from "typebox";
 import type { BuiltinHandler, BuiltinRunContext } from "./builtin.js";
