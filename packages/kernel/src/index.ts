@@ -64,6 +64,9 @@ export {
   UrlCode,
 } from "./net-url.js";
 export type {
+  ElicitationAnswer,
+  ElicitationField,
+  ElicitationRequest,
   PermissionAnswer,
   PermissionBroker,
   PermissionMode,
@@ -72,7 +75,14 @@ export type {
   PermissionRequest,
   PermissionSubject,
 } from "./permission.js";
-export { PERMISSION_MODES, PERMISSION_TIMEOUT_MS, permissionNeed } from "./permission.js";
+export {
+  ElicitationAnswerSchema,
+  ElicitationFieldSchema,
+  ElicitationRequestSchema,
+  PERMISSION_MODES,
+  PERMISSION_TIMEOUT_MS,
+  permissionNeed,
+} from "./permission.js";
 export type {
   AnyRule,
   AuthorityLayer,

@@ -1,3 +1,4 @@
+import Type, { type Static } from "typebox";
 import type { Access } from "./access.js";
 import type { Effect, Risk, ToolCategory } from "./tool.js";
 
@@ -35,7 +36,119 @@ export interface PermissionRequest {
  */
 export interface PermissionBroker {
   request(request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer>;
+  /**
+   * Asks the user a question on behalf of a tool server (MCP elicitation). Optional: a host that
+   * cannot show a form leaves it out, and then no server is told it may ask. Same contract as
+   * `request`: must settle, promptly once `signal` aborts; the caller treats a rejection as cancel.
+   */
+  elicit?(request: ElicitationRequest, signal: AbortSignal): Promise<ElicitationAnswer>;
 }
+
+const fieldText = {
+  title: Type.Optional(Type.String({ description: "Short label shown for the field." })),
+  description: Type.Optional(Type.String({ description: "Longer help shown under the label." })),
+};
+
+/** One field of a question: the restricted flat form MCP elicitation allows (no nesting). */
+export const ElicitationFieldSchema = Type.Union(
+  [
+    Type.Object(
+      {
+        type: Type.Literal("string", { description: "Free text." }),
+        ...fieldText,
+        minLength: Type.Optional(Type.Integer({ minimum: 0, description: "Fewest characters accepted." })),
+        maxLength: Type.Optional(Type.Integer({ minimum: 0, description: "Most characters accepted." })),
+        format: Type.Optional(
+          Type.Union(
+            [Type.Literal("email"), Type.Literal("uri"), Type.Literal("date"), Type.Literal("date-time")],
+            { description: "A shape the text must have." },
+          ),
+        ),
+        default: Type.Optional(Type.String({ description: "Kept when the user gives no value." })),
+      },
+      { description: "A text field." },
+    ),
+    Type.Object(
+      {
+        type: Type.Union([Type.Literal("number"), Type.Literal("integer")], {
+          description: "Any number, or whole numbers only.",
+        }),
+        ...fieldText,
+        minimum: Type.Optional(Type.Number({ description: "Smallest value accepted." })),
+        maximum: Type.Optional(Type.Number({ description: "Largest value accepted." })),
+        default: Type.Optional(Type.Number({ description: "Kept when the user gives no value." })),
+      },
+      { description: "A numeric field." },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal("boolean", { description: "Yes or no." }),
+        ...fieldText,
+        default: Type.Optional(Type.Boolean({ description: "Kept when the user gives no value." })),
+      },
+      { description: "A yes/no field." },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal("enum", { description: "One of a fixed list of strings." }),
+        ...fieldText,
+        options: Type.Array(Type.String({ description: "One value the user may pick." }), {
+          description: "The values offered, in order.",
+        }),
+        optionTitles: Type.Optional(
+          Type.Array(Type.String({ description: "Label of the option at the same index." }), {
+            description: "Labels shown instead of the raw values.",
+          }),
+        ),
+        default: Type.Optional(Type.String({ description: "Kept when the user gives no value." })),
+      },
+      { description: "A choice among fixed strings." },
+    ),
+  ],
+  { description: "One question field." },
+);
+export type ElicitationField = Static<typeof ElicitationFieldSchema>;
+
+/** What a broker shows for an elicitation: already checked to be flat and within bounds. */
+export const ElicitationRequestSchema = Type.Object(
+  {
+    server: Type.String({ description: "The tool server asking, for example an MCP server's name." }),
+    message: Type.String({ description: "The server's question, bounded in length." }),
+    fields: Type.Record(Type.String(), ElicitationFieldSchema, {
+      description: "The fields asked for, by property name, in the server's order.",
+    }),
+    required: Type.Array(Type.String({ description: "A field name." }), {
+      description: "Fields that must have a value (after defaults) for an accept.",
+    }),
+    deadline: Type.Number({ description: "Epoch milliseconds after which the question is declined." }),
+  },
+  { description: "A question a tool server asks the user." },
+);
+export type ElicitationRequest = Static<typeof ElicitationRequestSchema>;
+
+export const ElicitationAnswerSchema = Type.Union(
+  [
+    Type.Object(
+      {
+        action: Type.Literal("accept", { description: "The user submitted the form." }),
+        content: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+          description: "Values given; fields left out are filled from their defaults.",
+        }),
+      },
+      { description: "The user answered." },
+    ),
+    Type.Object(
+      { action: Type.Literal("decline", { description: "The user refused to answer." }) },
+      { description: "The user declined." },
+    ),
+    Type.Object(
+      { action: Type.Literal("cancel", { description: "The user dismissed the question." }) },
+      { description: "The question was dismissed without a choice." },
+    ),
+  ],
+  { description: "The user's answer to an elicitation." },
+);
+export type ElicitationAnswer = Static<typeof ElicitationAnswerSchema>;
 
 /** The read-only profile's grants: effects allowed despite the profile. */
 export interface PermissionProfile {
