@@ -1,4 +1,10 @@
-import type { AuthorityLayer, CatalogDiagnostic, CredentialResolver, ToolProvider } from "@pablo/kernel";
+import type {
+  AuthorityLayer,
+  CatalogDiagnostic,
+  CredentialResolver,
+  PermissionBroker,
+  ToolProvider,
+} from "@pablo/kernel";
 import {
   defaultTokenDir,
   McpAdmissionError,
@@ -21,7 +27,13 @@ export interface OpenedMcp {
 /** Opens fresh MCP sessions for the task; a required server that fails refuses admission. */
 export async function openMcp(
   section: McpOptions | undefined,
-  context: { credentials: CredentialResolver; layers: readonly AuthorityLayer[]; signal?: AbortSignal },
+  context: {
+    credentials: CredentialResolver;
+    layers: readonly AuthorityLayer[];
+    signal?: AbortSignal;
+    /** The task's broker: only when it can answer questions is elicitation declared to servers. */
+    broker?: PermissionBroker;
+  },
 ): Promise<OpenedMcp> {
   if (!section?.servers || Object.keys(section.servers).length === 0) {
     return { providers: [], diagnostics: () => [], authorization: [], close: async () => undefined };
@@ -33,6 +45,7 @@ export async function openMcp(
       credentials: context.credentials,
       layers: context.layers,
       ...(context.signal ? { signal: context.signal } : {}),
+      ...(context.broker?.elicit ? { elicit: context.broker.elicit.bind(context.broker) } : {}),
     });
     return {
       providers: [...catalog.providers],

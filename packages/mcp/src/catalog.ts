@@ -1,4 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   type Access,
   type AuthorityLayer,
@@ -8,6 +9,7 @@ import {
 } from "@pablo/kernel";
 import { McpConnection } from "./connection.js";
 import { McpAdmissionCode, McpAdmissionError, type McpDiagnostic, McpDiagnosticCode } from "./diagnostics.js";
+import { answerElicitation, type McpElicitHandler } from "./elicitation.js";
 import { defaultTokenDir } from "./oauth/token-store.js";
 import { prepareTransport } from "./open-transport.js";
 import { type ResolvedServer, resolveServer } from "./resolved-server.js";
@@ -26,6 +28,13 @@ export interface McpCatalogConfig {
   readonly layers?: readonly AuthorityLayer[];
   /** Where `auth = "oauth"` servers' tokens are (`pablo mcp login`). Default `<state>/mcp-oauth`. */
   readonly tokenDir?: string;
+  /**
+   * The host's question facility (`PermissionBroker.elicit`). Only when given is the
+   * `elicitation` (form) capability declared; with none, no server is told it may ask.
+   */
+  readonly elicit?: McpElicitHandler;
+  /** Milliseconds an elicitation waits for an answer before it is declined; 120 s by default. */
+  readonly elicitTimeoutMs?: number;
 }
 
 export interface McpCatalog {
@@ -153,7 +162,15 @@ async function startServer(
     report({ server: server.name, code: prepared.code, message: prepared.message });
     return undefined;
   }
-  const client = new Client(config.clientInfo ?? DEFAULT_CLIENT, { capabilities: {} });
+  const elicit = config.elicit;
+  const client = new Client(config.clientInfo ?? DEFAULT_CLIENT, {
+    capabilities: elicit ? { elicitation: { form: {} } } : {},
+  });
+  if (elicit) {
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+      answerElicitation(server.name, request.params, elicit, extra.signal, config.elicitTimeoutMs),
+    );
+  }
   const connection = new McpConnection(
     server,
     client,

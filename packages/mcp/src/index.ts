@@ -7,6 +7,8 @@ export {
   McpDiagnosticCode,
   McpErrorCode,
 } from "./diagnostics.js";
+export type { McpElicitHandler, McpElicitResult } from "./elicitation.js";
+export { ELICITATION_LIMITS, fieldAccepts } from "./elicitation.js";
 export { isLoopbackHost } from "./http-transport.js";
 export { mcpNativeName, mcpProviderName } from "./names.js";
 export type { McpAuthorizationState } from "./oauth/authorization-state.js";
