@@ -1,0 +1,81 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { openMcpCatalog } from "./catalog.js";
+import type { McpElicitHandler } from "./elicitation.js";
+import { sessionOver, textOf } from "./test-support/kernel-session.js";
+
+const FIXTURE = fileURLToPath(new URL("./test-support/fixtures/eliciting-server.mjs", import.meta.url));
+const noCredentials = { resolve: () => ({ ok: false }) } as never;
+
+async function ask(elicit: McpElicitHandler | undefined, schema = "flat", elicitTimeoutMs?: number) {
+  const catalog = await openMcpCatalog({
+    servers: {
+      q: { transport: "stdio", command: process.execPath, args: [FIXTURE, schema], required: true },
+    },
+    credentials: noCredentials,
+    ...(elicit ? { elicit } : {}),
+    ...(elicitTimeoutMs ? { elicitTimeoutMs } : {}),
+  });
+  try {
+    const t = await sessionOver(catalog);
+    const { result } = await t.session.call({ tool: "mcp_q_ask", args: {} });
+    return { result, audit: JSON.stringify(t.audit) };
+  } finally {
+    await catalog.close();
+  }
+}
+
+describe("MCP elicitation through the host", () => {
+  it("accepts with the schema's defaults applied to fields the answer leaves out, and keeps typed values out of the audit", async () => {
+    const { result, audit } = await ask(async () => ({
+      action: "accept",
+      content: { name: "Zelda-typed-value" },
+    }));
+    const answer = JSON.parse(textOf(result));
+    expect(answer).toEqual({
+      action: "accept",
+      content: { name: "Zelda-typed-value", age: 36, subscribed: true, color: "green" },
+    });
+    expect(audit).not.toContain("Zelda-typed-value");
+  });
+
+  it("declines when the user declines", async () => {
+    const { result } = await ask(async () => ({ action: "decline" }));
+    expect(JSON.parse(textOf(result)).action).toBe("decline");
+  });
+
+  it("declines when nobody answers within the timeout", async () => {
+    const { result } = await ask(
+      (_r, signal) =>
+        new Promise((resolve) => signal.addEventListener("abort", () => resolve({ action: "cancel" }))),
+      "flat",
+      300,
+    );
+    expect(JSON.parse(textOf(result)).action).toBe("decline");
+  });
+
+  it("refuses a schema with more properties than the bound without asking", async () => {
+    let asked = false;
+    const { result } = await ask(async () => {
+      asked = true;
+      return { action: "accept", content: {} };
+    }, "oversized");
+    expect(asked).toBe(false);
+    expect(JSON.parse(textOf(result)).action).toBe("decline");
+  });
+
+  it("refuses a nested schema without asking (the SDK rejects it before the host sees it)", async () => {
+    let asked = false;
+    const { result } = await ask(async () => {
+      asked = true;
+      return { action: "accept", content: {} };
+    }, "nested");
+    expect(asked).toBe(false);
+    expect(result.ok).toBe(false);
+  });
+
+  it("declares no elicitation capability when the host gives no handler", async () => {
+    const { result } = await ask(undefined);
+    expect(JSON.stringify(result)).not.toContain('"action":"accept"');
+  });
+});
