@@ -44,6 +44,15 @@ describe("MCP elicitation through the host", () => {
     expect(JSON.parse(textOf(result)).action).toBe("decline");
   });
 
+  it("cancels when the user dismisses the question or the host's question fails", async () => {
+    const dismissed = await ask(async () => ({ action: "cancel" }));
+    expect(JSON.parse(textOf(dismissed.result)).action).toBe("cancel");
+    const failed = await ask(async () => {
+      throw new Error("terminal gone");
+    });
+    expect(JSON.parse(textOf(failed.result)).action).toBe("cancel");
+  });
+
   it("declines when nobody answers within the timeout", async () => {
     const { result } = await ask(
       (_r, signal) =>
