@@ -8,6 +8,7 @@ describe("the package's public surface", () => {
   it("exports exactly these names", () => {
     expect(Object.keys(api).sort()).toMatchInlineSnapshot(`
       [
+        "ELICITATION_LIMITS",
         "HttpServerSchema",
         "MAX_AUTHORIZATIONS",
         "MCP_DEFAULTS",
@@ -26,6 +27,7 @@ describe("the package's public surface", () => {
         "closeInputSchema",
         "createServeBridge",
         "defaultTokenDir",
+        "fieldAccepts",
         "isLoopbackHost",
         "loginMcpServer",
         "logoutMcpServer",
