@@ -36,15 +36,17 @@ export const CARD_KEYS: Readonly<Record<string, PermissionAnswer>> = {
 
 function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer> {
   if (signal.aborted || Date.now() >= request.deadline) return Promise.resolve("deny");
-  io.stderr(card(request));
   return new Promise<PermissionAnswer>((resolve) => {
     let settled = false;
     let stopInput = () => {};
+    // The input is armed before anything is shown, and the card goes out with its prompt in one
+    // write: a key typed the moment the card is visible is already a keypress, never echoed text.
     const keys = rawTerminal(io.stdin);
-    const render = () => {
+    const prompt = () => {
       const seconds = Math.max(0, Math.ceil((request.deadline - Date.now()) / 1000));
-      io.stderr(`\r  [o] allow once  [s] allow for this session  [d] deny   (denied in ${seconds}s) > `);
+      return `\r  [o] allow once  [s] allow for this session  [d] deny   (denied in ${seconds}s) > `;
     };
+    const render = () => io.stderr(prompt());
     // A typed answer ends its own line (the terminal echoes Enter); any other end starts one.
     const finish = (answer: PermissionAnswer, note: string, typed = false) => {
       if (settled) return;
@@ -63,7 +65,7 @@ function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Promise<P
         "deny",
         Date.now() >= request.deadline - 100 ? "no answer in time: denied" : "cancelled: denied",
       );
-    render();
+    io.stderr(`${card(request)}${prompt()}`);
     const ticker = setInterval(render, 1000);
     // The kernel also denies at the deadline; the card says so itself so the screen never shows
     // a countdown at zero waiting for a key.
@@ -121,8 +123,13 @@ function rawTerminal(input: NodeJS.ReadableStream): RawTerminal | undefined {
   const tty = input as Partial<RawTerminal>;
   if (!tty.isTTY || typeof tty.setRawMode !== "function") return undefined;
   const keys = input as RawTerminal;
+  try {
+    keys.setRawMode(true);
+  } catch {
+    // A terminal that refuses raw mode still answers by lines.
+    return undefined;
+  }
   emitKeypressEvents(keys);
-  keys.setRawMode(true);
   keys.resume();
   return keys;
 }

@@ -58,6 +58,26 @@ describe.skipIf(!TMUX)("the permission card on a real terminal", () => {
     ]);
   });
 
+  it("on the default preset, answers o typed the moment the card shows, and the command runs", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const model = await loopbackModel([
+      { toolCalls: [{ id: "e1", name: "shell_run", input: { command: "echo smoke-ok" } }] },
+      { text: "Done." },
+    ]);
+    const terminal = Terminal.open(["run", "Say smoke", "--model", "anthropic:claude-e2e"], {
+      cwd: workspace,
+      env: personEnv(home, model.env),
+    });
+    // No wait for the prompt line: a person answers as soon as the card is on the screen.
+    await terminal.waitFor("└");
+    terminal.type("o");
+    expect(await terminal.exitCode()).toBe(0);
+    expect(terminal.screen()).toContain("→ allowed once");
+    expect(terminal.screen()).toContain("smoke-ok");
+    expect(toolResultIn(model.server.requests[1], "e1")).toMatchObject({ ok: true });
+  });
+
   it("remembers s for the rest of the session: the second call shows no card", async () => {
     const home = freshHome();
     const workspace = home.dir("project");
