@@ -17,22 +17,8 @@ export { McpOAuthCode, McpOAuthError } from "./oauth/codes.js";
 export type { LoginOptions, LoginResult } from "./oauth/login.js";
 export { loginMcpServer, MAX_AUTHORIZATIONS } from "./oauth/login.js";
 export { defaultTokenDir } from "./oauth/token-store.js";
-export type {
-  HttpServerConfig,
-  McpOptions,
-  McpPolicy,
-  McpServerConfig,
-  StdioServerConfig,
-} from "./options-schema.js";
-export {
-  HttpServerSchema,
-  MCP_DEFAULTS,
-  McpOptionsSchema,
-  McpPolicySchema,
-  McpServerSchema,
-  StdioServerSchema,
-} from "./options-schema.js";
-export { mcpPolicyLayers } from "./policy.js";
+// The option schemas and policy layers, also the light entry `@pablo/mcp/options`.
+export * from "./options.js";
 export type { SubsetResult } from "./schema-subset.js";
 export { boundOutputSchema, closeInputSchema, SCHEMA_SUBSET_LIMITS } from "./schema-subset.js";
 export type { ServedCatalog, ServeOptions } from "./serve/serve.js";
