@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { procProcessControl } from "./proc-processes.js";
+import { procProcessControl, type RunIdentity } from "./proc-processes.js";
 
 // A /proc laid out in a temporary directory: the real one cannot be made to hold an orphan
 // started a given PID after a run, and that ordering is what is tested.
@@ -28,6 +28,12 @@ function fakeProc(lastPid: number, processes: Array<{ pid: number; ppid: number;
   return root;
 }
 
+function strayPids(root: string, run: RunIdentity): number[] | undefined {
+  return procProcessControl(root)
+    .strays?.(run)
+    .map((p) => p.pid);
+}
+
 describe("strays of a run without a namespace", () => {
   it("are the orphans whose PID was handed out by the time the leader ended, not later ones", () => {
     const root = fakeProc(120, [
@@ -36,11 +42,7 @@ describe("strays of a run without a namespace", () => {
       { pid: 115, ppid: 1, ticks: 500 },
     ]);
     const run = { leader: 100, startedAt: performance.now(), startTicks: 500, endTicks: 501, endPid: 110 };
-    expect(
-      procProcessControl(root)
-        .strays?.(run)
-        .map((p) => p.pid),
-    ).toEqual([105, 110]);
+    expect(strayPids(root, run)).toEqual([105, 110]);
   });
 
   it("follow the PID range across a wrap of the PID space", () => {
@@ -49,11 +51,7 @@ describe("strays of a run without a namespace", () => {
       { pid: 5, ppid: 1, ticks: 500 },
     ]);
     const run = { leader: 32_760, startedAt: performance.now(), startTicks: 500, endTicks: 501, endPid: 3 };
-    expect(
-      procProcessControl(root)
-        .strays?.(run)
-        .map((p) => p.pid),
-    ).toEqual([3]);
+    expect(strayPids(root, run)).toEqual([3]);
   });
 
   it("without an end PID, are every orphan started by the end tick", () => {
@@ -63,10 +61,6 @@ describe("strays of a run without a namespace", () => {
       { pid: 118, ppid: 1, ticks: 502 },
     ]);
     const run = { leader: 100, startedAt: performance.now(), startTicks: 500, endTicks: 501 };
-    expect(
-      procProcessControl(root)
-        .strays?.(run)
-        .map((p) => p.pid),
-    ).toEqual([105, 115]);
+    expect(strayPids(root, run)).toEqual([105, 115]);
   });
 });
