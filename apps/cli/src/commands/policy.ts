@@ -2,6 +2,7 @@ import { checkPolicy } from "@pablo/config";
 import { a2aPolicyFindings } from "../a2a-status.js";
 import type { TaskEnvironment } from "../distribution.js";
 import { Exit } from "../exit-codes.js";
+import { explainMcpAuthorization } from "../mcp-status.js";
 import { type Io, printJson } from "../output.js";
 
 /** `pablo policy check [--json]`: lints the configuration; exits 1 when it finds anything. */
@@ -49,9 +50,7 @@ export function policyCheckCommand(
   const mcpAuthorization = task.mcpAuthorization;
   if (options.json) printJson(io, { findings, leftOut, warnings, mcpAuthorization });
   else {
-    for (const state of mcpAuthorization) {
-      io.stdout(`mcp server ${state.server} (${state.serverUrl}): ${state.state}: ${state.summary}\n`);
-    }
+    for (const line of explainMcpAuthorization(mcpAuthorization)) io.stdout(`${line}\n`);
     for (const w of warnings) {
       io.stdout(`warning: ${w.source}${w.tool ? `/${w.tool}` : ""}: ${w.message} [${w.code}]\n`);
     }

@@ -3,6 +3,7 @@ import { isDeferred } from "@pablo/kernel";
 import { explainRemotes, remoteStatuses } from "../a2a-status.js";
 import type { TaskEnvironment } from "../distribution.js";
 import { Exit } from "../exit-codes.js";
+import { explainMcpAuthorization } from "../mcp-status.js";
 import { type Io, printJson, table } from "../output.js";
 
 /** `pablo tools [--explain] [--json]`: the effective catalog, and with --explain why each excluded tool is out. */
@@ -74,9 +75,7 @@ export function toolsCommand(
       }
     }
     for (const line of explainRemotes(task.providers)) io.stdout(`\nremote ${line}\n`);
-    for (const state of task.mcpAuthorization) {
-      io.stdout(`\nmcp server ${state.server} (${state.serverUrl}): ${state.state}: ${state.summary}\n`);
-    }
+    for (const line of explainMcpAuthorization(task.mcpAuthorization)) io.stdout(`\n${line}\n`);
     for (const diagnostic of task.diagnostics) {
       io.stdout(
         `\nleft out: ${diagnostic.source}${diagnostic.tool ? `/${diagnostic.tool}` : ""}: ${diagnostic.message} [${diagnostic.code}]\n`,
