@@ -7,6 +7,8 @@ import type { Io } from "./output.js";
  * visible countdown to the automatic deny. Only used when stdin and stderr are terminals; without
  * one the CLI has no broker and requests fail closed.
  *
+ * Keys typed before a card shows are dropped, so type-ahead never answers it.
+ *
  * One card at a time: calls that run in parallel wait for the card before them, so one typed line
  * never answers two cards. The first answer settles a card; closing the input afterwards (as
  * finishing does) cannot turn it into a deny, while an input that ends before any answer does.
@@ -34,14 +36,21 @@ export const CARD_KEYS: Readonly<Record<string, PermissionAnswer>> = {
   deny: "deny",
 };
 
-function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer> {
-  if (signal.aborted || Date.now() >= request.deadline) return Promise.resolve("deny");
+async function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer> {
+  if (signal.aborted || Date.now() >= request.deadline) return "deny";
+  // The input is armed before anything is shown, and the card goes out with its prompt in one
+  // write: a key typed the moment the card is visible is already a keypress, never echoed text.
+  // Keys typed before that (type-ahead held by the terminal) are dropped: they were not an
+  // answer to a card nobody had seen yet.
+  const keys = rawTerminal(io.stdin);
+  if (keys) await dropTypeAhead(keys);
+  if (signal.aborted || Date.now() >= request.deadline) {
+    if (keys) releaseTerminal(keys);
+    return "deny";
+  }
   return new Promise<PermissionAnswer>((resolve) => {
     let settled = false;
     let stopInput = () => {};
-    // The input is armed before anything is shown, and the card goes out with its prompt in one
-    // write: a key typed the moment the card is visible is already a keypress, never echoed text.
-    const keys = rawTerminal(io.stdin);
     const prompt = () => {
       const seconds = Math.max(0, Math.ceil((request.deadline - Date.now()) / 1000));
       return `\r  [o] allow once  [s] allow for this session  [d] deny   (denied in ${seconds}s) > `;
@@ -93,8 +102,7 @@ function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Promise<P
       keys.on("keypress", onKey);
       stopInput = () => {
         keys.off("keypress", onKey);
-        keys.setRawMode(false);
-        keys.pause();
+        releaseTerminal(keys);
       };
     } else {
       const rl = createInterface({ input: io.stdin, terminal: false });
@@ -132,6 +140,32 @@ function rawTerminal(input: NodeJS.ReadableStream): RawTerminal | undefined {
   emitKeypressEvents(keys);
   keys.resume();
   return keys;
+}
+
+/**
+ * How long keys that were already waiting are read and dropped before a card shows. Bytes the
+ * terminal held arrive on the event loop's first poll after raw mode is on, well within this;
+ * a person cannot see a card and answer it in the time.
+ */
+const TYPE_AHEAD_WINDOW_MS = 30;
+
+function dropTypeAhead(keys: RawTerminal): Promise<void> {
+  // Ctrl-C still cancels, as on the card itself.
+  const drop = (_text: string | undefined, key: { name?: string; ctrl?: boolean } | undefined) => {
+    if (key?.ctrl && key.name === "c") process.kill(process.pid, "SIGINT");
+  };
+  keys.on("keypress", drop);
+  return new Promise((resolve) =>
+    setTimeout(() => {
+      keys.off("keypress", drop);
+      resolve();
+    }, TYPE_AHEAD_WINDOW_MS),
+  );
+}
+
+function releaseTerminal(keys: RawTerminal): void {
+  keys.setRawMode(false);
+  keys.pause();
 }
 
 function describe(answer: PermissionAnswer): string {

@@ -78,6 +78,30 @@ describe.skipIf(!TMUX)("the permission card on a real terminal", () => {
     expect(toolResultIn(model.server.requests[1], "e1")).toMatchObject({ ok: true });
   });
 
+  it("drops a key typed before the card shows: type-ahead answers nothing", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const model = await loopbackModel([
+      { toolCalls: [touch("t1", "typed-ahead.txt")] },
+      { text: "You declined." },
+    ]);
+    const terminal = Terminal.open(
+      ["run", "Create typed-ahead.txt", "--config", askDeployment(home), "--model", "anthropic:claude-e2e"],
+      { cwd: workspace, env: personEnv(home, model.env) },
+    );
+    // Typed while the CLI is still starting, long before any card exists.
+    expect(terminal.screen()).not.toContain("permission:");
+    terminal.type("o");
+    await terminal.waitFor("[d] deny");
+    // Had the early o answered, the file would exist and the card would say so; the card waits.
+    expect(terminal.screen()).not.toContain("→ allowed");
+    terminal.type("d");
+    await terminal.exitCode();
+    expect(terminal.screen()).toContain("→ denied");
+    expect(existsSync(join(workspace, "typed-ahead.txt"))).toBe(false);
+    expect(home.audit()).toMatchObject([{ tool: "shell.run", prompted: true, permissionAnswer: "deny" }]);
+  });
+
   it("remembers s for the rest of the session: the second call shows no card", async () => {
     const home = freshHome();
     const workspace = home.dir("project");
