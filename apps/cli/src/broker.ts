@@ -51,10 +51,7 @@ async function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Pro
   return new Promise<PermissionAnswer>((resolve) => {
     let settled = false;
     let stopInput = () => {};
-    const prompt = () => {
-      const seconds = Math.max(0, Math.ceil((request.deadline - Date.now()) / 1000));
-      return `\r  [o] allow once  [s] allow for this session  [d] deny   (denied in ${seconds}s) > `;
-    };
+    const prompt = () => promptLine(request.deadline, io.columns?.());
     const render = () => io.stderr(prompt());
     // A typed answer ends its own line (the terminal echoes Enter); any other end starts one.
     const finish = (answer: PermissionAnswer, note: string, typed = false) => {
@@ -116,6 +113,23 @@ async function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Pro
     }
   });
 }
+
+/**
+ * The card's answer line with its countdown. It is redrawn in place with `\r`, which only works
+ * on one screen line: a terminal too narrow for the full line gets the short one, and one too
+ * narrow even for that gets no countdown at all rather than a stack of wrapped copies.
+ */
+function promptLine(deadline: number, columns: number | undefined): string {
+  // Each redraw first erases the line: the countdown gets shorter (100s, then 99s).
+  const seconds = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+  const full = `  [o] allow once  [s] allow for this session  [d] deny   (denied in ${seconds}s) > `;
+  if (columns === undefined || full.length < columns) return `${REDRAW}${full}`;
+  const short = `  [o]nce [s]ession [d]eny (${seconds}s) > `;
+  if (short.length < columns) return `${REDRAW}${short}`;
+  return `${REDRAW}[o/s/d] > `;
+}
+
+const REDRAW = "\r\x1b[K";
 
 /** Single keys a terminal card answers to; `y` and `n` are left out so a stray word cannot answer. */
 const SINGLE_KEYS: Readonly<Record<string, PermissionAnswer>> = {

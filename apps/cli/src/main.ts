@@ -26,6 +26,7 @@ const code = await run(process.argv.slice(2), {
   stderr: (text) => process.stderr.write(text),
   stdin: process.stdin,
   isTTY: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+  columns: () => process.stderr.columns,
   cwd: process.cwd(),
   env: process.env,
   signal: controller.signal,

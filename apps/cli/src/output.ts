@@ -7,6 +7,8 @@ export interface Io {
   readonly stderr: (text: string) => void;
   readonly stdin: NodeJS.ReadableStream;
   readonly isTTY: boolean;
+  /** The error terminal's width now, when it is a terminal; cards fit their prompt to it. */
+  readonly columns?: () => number | undefined;
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
   readonly signal: AbortSignal;

@@ -102,6 +102,25 @@ describe.skipIf(!TMUX)("the permission card on a real terminal", () => {
     expect(home.audit()).toMatchObject([{ tool: "shell.run", prompted: true, permissionAnswer: "deny" }]);
   });
 
+  it("on a terminal too narrow for the full prompt, the countdown redraws one short line", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const model = await loopbackModel([{ toolCalls: [touch("t1", "narrow.txt")] }, { text: "Created it." }]);
+    const terminal = Terminal.open(
+      ["run", "Create narrow.txt", "--config", askDeployment(home), "--model", "anthropic:claude-e2e"],
+      { cwd: workspace, env: personEnv(home, model.env), columns: 60 },
+    );
+    await terminal.waitFor("[o]nce [s]ession [d]eny");
+    // Two redraws of the countdown later, still one prompt line on the screen.
+    const seconds = Number(/\((\d+)s\) >/.exec(terminal.screen())?.[1]);
+    await terminal.waitFor(`(${seconds - 2}s) >`);
+    expect(terminal.screen().match(/\[o\]nce/g)).toHaveLength(1);
+    terminal.type("o");
+    expect(await terminal.exitCode()).toBe(0);
+    expect(terminal.screen()).toContain("→ allowed once");
+    expect(existsSync(join(workspace, "narrow.txt"))).toBe(true);
+  });
+
   it("remembers s for the rest of the session: the second call shows no card", async () => {
     const home = freshHome();
     const workspace = home.dir("project");

@@ -135,8 +135,11 @@ export class Terminal {
     this.#exitFile = exitFile;
   }
 
-  /** Starts `pablo ARGS` in `cwd` with exactly `env`, on a fresh terminal. */
-  static open(args: readonly string[], options: { cwd: string; env: Record<string, string> }): Terminal {
+  /** Starts `pablo ARGS` in `cwd` with exactly `env`, on a fresh terminal (200 columns unless told). */
+  static open(
+    args: readonly string[],
+    options: { cwd: string; env: Record<string, string>; columns?: number },
+  ): Terminal {
     if (!TMUX) throw new Error("tmux is not installed (apt-get install tmux)");
     const dir = mkdtempSync(join(tmpdir(), "pablo-e2e-tty-"));
     const socket = `pablo-e2e-${randomBytes(6).toString("hex")}`;
@@ -162,7 +165,7 @@ export class Terminal {
       terminal.close();
       rmSync(dir, { recursive: true, force: true });
     });
-    terminal.#tmux(["new-session", "-d", "-s", "main", "-x", "200", "-y", "50", `/bin/sh ${quote(script)}`]);
+    terminal.#tmux(["new-session", "-d", "-s", "main", "-x", String(options.columns ?? 200), "-y", "50", `/bin/sh ${quote(script)}`]);
     return terminal;
   }
 
