@@ -165,7 +165,8 @@ export class Terminal {
       terminal.close();
       rmSync(dir, { recursive: true, force: true });
     });
-    terminal.#tmux(["new-session", "-d", "-s", "main", "-x", String(options.columns ?? 200), "-y", "50", `/bin/sh ${quote(script)}`]);
+    const columns = String(options.columns ?? 200);
+    terminal.#tmux(["new-session", "-d", "-s", "main", "-x", columns, "-y", "50", `/bin/sh ${quote(script)}`]);
     return terminal;
   }
 
