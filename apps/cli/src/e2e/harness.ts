@@ -166,7 +166,17 @@ export class Terminal {
       rmSync(dir, { recursive: true, force: true });
     });
     const columns = String(options.columns ?? 200);
-    terminal.#tmux(["new-session", "-d", "-s", "main", "-x", columns, "-y", "50", `/bin/sh ${quote(script)}`]);
+    terminal.#tmux([
+      "new-session",
+      "-d",
+      "-s",
+      "main",
+      "-x",
+      columns,
+      "-y",
+      "50",
+      `/bin/sh ${quote(script)}`,
+    ]);
     return terminal;
   }
 
