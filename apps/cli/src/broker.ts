@@ -1,13 +1,21 @@
-import { createInterface, emitKeypressEvents } from "node:readline";
-import type { PermissionAnswer, PermissionBroker, PermissionRequest } from "@pablo/kernel";
+import { createInterface } from "node:readline";
+import type {
+  ElicitationRequest,
+  PermissionAnswer,
+  PermissionBroker,
+  PermissionRequest,
+} from "@pablo/kernel";
 import type { Io } from "./output.js";
+import { askQuestion } from "./question-card.js";
+import { dropTypeAhead, REDRAW, rawTerminal, releaseTerminal } from "./terminal-input.js";
 
 /**
  * A permission card in the terminal: the tool, a redacted argument preview, why it asks, and a
  * visible countdown to the automatic deny. Only used when stdin and stderr are terminals; without
  * one the CLI has no broker and requests fail closed.
  *
- * Keys typed before a card shows are dropped, so type-ahead never answers it.
+ * Keys typed before a card shows are dropped, so type-ahead never answers it. A tool server's
+ * question (MCP elicitation) shows as a question card (`question-card.ts`) in the same queue.
  *
  * One card at a time: calls that run in parallel wait for the card before them, so one typed line
  * never answers two cards. The first answer settles a card; closing the input afterwards (as
@@ -15,12 +23,16 @@ import type { Io } from "./output.js";
  */
 export function terminalBroker(io: Io): PermissionBroker {
   let previous: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(show: () => Promise<T>): Promise<T> => {
+    const answer = previous.then(show);
+    previous = answer.catch(() => undefined);
+    return answer;
+  };
   return {
-    request(request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer> {
-      const answer = previous.then(() => ask(io, request, signal));
-      previous = answer.catch(() => undefined);
-      return answer;
-    },
+    request: (request: PermissionRequest, signal: AbortSignal) => inTurn(() => ask(io, request, signal)),
+    // A tool server's question (MCP elicitation) waits its turn behind the cards, and they behind it.
+    elicit: (request: ElicitationRequest, signal: AbortSignal) =>
+      inTurn(() => askQuestion(io, request, signal)),
   };
 }
 
@@ -129,58 +141,12 @@ function promptLine(deadline: number, columns: number | undefined): string {
   return `${REDRAW}[o/s/d] > `;
 }
 
-const REDRAW = "\r\x1b[K";
-
 /** Single keys a terminal card answers to; `y` and `n` are left out so a stray word cannot answer. */
 const SINGLE_KEYS: Readonly<Record<string, PermissionAnswer>> = {
   o: "allow-once",
   s: "allow-session",
   d: "deny",
 };
-
-type RawTerminal = NodeJS.ReadStream & { setRawMode(mode: boolean): unknown };
-
-/** The input as a raw-mode terminal emitting keypresses, when it is one; else undefined (line input). */
-function rawTerminal(input: NodeJS.ReadableStream): RawTerminal | undefined {
-  const tty = input as Partial<RawTerminal>;
-  if (!tty.isTTY || typeof tty.setRawMode !== "function") return undefined;
-  const keys = input as RawTerminal;
-  try {
-    keys.setRawMode(true);
-  } catch {
-    // A terminal that refuses raw mode still answers by lines.
-    return undefined;
-  }
-  emitKeypressEvents(keys);
-  keys.resume();
-  return keys;
-}
-
-/**
- * How long keys that were already waiting are read and dropped before a card shows. Bytes the
- * terminal held arrive on the event loop's first poll after raw mode is on, well within this;
- * a person cannot see a card and answer it in the time.
- */
-const TYPE_AHEAD_WINDOW_MS = 30;
-
-function dropTypeAhead(keys: RawTerminal): Promise<void> {
-  // Ctrl-C still cancels, as on the card itself.
-  const drop = (_text: string | undefined, key: { name?: string; ctrl?: boolean } | undefined) => {
-    if (key?.ctrl && key.name === "c") process.kill(process.pid, "SIGINT");
-  };
-  keys.on("keypress", drop);
-  return new Promise((resolve) =>
-    setTimeout(() => {
-      keys.off("keypress", drop);
-      resolve();
-    }, TYPE_AHEAD_WINDOW_MS),
-  );
-}
-
-function releaseTerminal(keys: RawTerminal): void {
-  keys.setRawMode(false);
-  keys.pause();
-}
 
 function describe(answer: PermissionAnswer): string {
   switch (answer) {

@@ -33,6 +33,8 @@ export async function openMcp(
     signal?: AbortSignal;
     /** The task's broker: only when it can answer questions is elicitation declared to servers. */
     broker?: PermissionBroker;
+    /** How long a question waits for its answer before it is declined (the card timeout). */
+    questionTimeoutMs?: number | undefined;
   },
 ): Promise<OpenedMcp> {
   if (!section?.servers || Object.keys(section.servers).length === 0) {
@@ -46,6 +48,7 @@ export async function openMcp(
       layers: context.layers,
       ...(context.signal ? { signal: context.signal } : {}),
       ...(context.broker?.elicit ? { elicit: context.broker.elicit.bind(context.broker) } : {}),
+      ...(context.questionTimeoutMs ? { elicitTimeoutMs: context.questionTimeoutMs } : {}),
     });
     return {
       providers: [...catalog.providers],

@@ -181,7 +181,10 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
       ? { providers: [], diagnostics: [] }
       : (await load.actions()).openActions(actionsSection, deployment.file);
   const mcp = hasEntries(mcpSection?.servers)
-    ? await (await load.mcp()).openMcp(mcpSection, context)
+    ? await (await load.mcp()).openMcp(mcpSection, {
+        ...context,
+        questionTimeoutMs: permissionTimeout(deployment),
+      })
     : { providers: [], diagnostics: () => [], authorization: [], close: async () => undefined };
   const a2a = hasEntries(a2aSection?.remotes)
     ? await (await load.a2a()).openA2a(a2aSection, context)
@@ -323,4 +326,10 @@ export function withShellDeadline(
   const deadline = Math.min(own, limits?.shell_deadline_ms ?? own);
   const timeout = Math.min(options?.default_timeout_ms ?? DEFAULT_SHELL_OPTIONS.defaultTimeoutMs, deadline);
   return { ...(options ?? {}), deadline_ms: deadline, default_timeout_ms: timeout };
+}
+
+/** `[options.permission] timeout_ms`: a tool server's question waits as long as a card does. */
+function permissionTimeout(deployment: Deployment): number | undefined {
+  const permission = deployment.options["permission"] as { timeout_ms?: number } | undefined;
+  return permission?.timeout_ms;
 }

@@ -20,6 +20,7 @@ describe("@pablo/kernel public surface", () => {
         "ElicitationAnswerSchema",
         "ElicitationFieldSchema",
         "ElicitationRequestSchema",
+        "ElicitationValueSchema",
         "ErrorCode",
         "GENESIS_HASH",
         "HostErrorCode",

@@ -104,6 +104,28 @@ export const ElicitationFieldSchema = Type.Union(
       },
       { description: "A choice among fixed strings." },
     ),
+    Type.Object(
+      {
+        type: Type.Literal("multiselect", { description: "Any number of a fixed list of strings." }),
+        ...fieldText,
+        options: Type.Array(Type.String({ description: "One value the user may pick." }), {
+          description: "The values offered, in order.",
+        }),
+        optionTitles: Type.Optional(
+          Type.Array(Type.String({ description: "Label of the option at the same index." }), {
+            description: "Labels shown instead of the raw values.",
+          }),
+        ),
+        minItems: Type.Optional(Type.Integer({ minimum: 0, description: "Fewest values picked." })),
+        maxItems: Type.Optional(Type.Integer({ minimum: 0, description: "Most values picked." })),
+        default: Type.Optional(
+          Type.Array(Type.String({ description: "A value picked unless the user changes it." }), {
+            description: "Kept when the user gives no value.",
+          }),
+        ),
+      },
+      { description: "A choice of several among fixed strings." },
+    ),
   ],
   { description: "One question field." },
 );
@@ -126,12 +148,19 @@ export const ElicitationRequestSchema = Type.Object(
 );
 export type ElicitationRequest = Static<typeof ElicitationRequestSchema>;
 
+/** One answered value: text, a number, yes/no, or the picks of a multiselect. */
+export const ElicitationValueSchema = Type.Union(
+  [Type.String(), Type.Number(), Type.Boolean(), Type.Array(Type.String())],
+  { description: "One answered field's value." },
+);
+export type ElicitationValue = Static<typeof ElicitationValueSchema>;
+
 export const ElicitationAnswerSchema = Type.Union(
   [
     Type.Object(
       {
         action: Type.Literal("accept", { description: "The user submitted the form." }),
-        content: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+        content: Type.Record(Type.String(), ElicitationValueSchema, {
           description: "Values given; fields left out are filled from their defaults.",
         }),
       },

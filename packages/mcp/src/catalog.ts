@@ -166,12 +166,22 @@ async function startServer(
   const client = new Client(config.clientInfo ?? DEFAULT_CLIENT, {
     capabilities: elicit ? { elicitation: { form: {} } } : {},
   });
+  // Assigned just below; a question can only arrive once the connection has started.
+  let connection: McpConnection | undefined;
   if (elicit) {
-    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-      answerElicitation(server.name, request.params, elicit, extra.signal, config.elicitTimeoutMs),
-    );
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+      const answer = await answerElicitation(
+        server.name,
+        request.params,
+        elicit,
+        extra.signal,
+        config.elicitTimeoutMs,
+      );
+      connection?.noteElicitation(answer.action);
+      return answer;
+    });
   }
-  const connection = new McpConnection(
+  connection = new McpConnection(
     server,
     client,
     new TapTransport(prepared.transport),

@@ -16,6 +16,9 @@ import type { ProcessStdioTransport } from "./stdio-transport.js";
 import type { TapTransport } from "./tap-transport.js";
 import { RedirectRefused } from "./transport-errors.js";
 
+/** How a server's question was answered; the values given are never kept. */
+export type ElicitationAction = "accept" | "decline" | "cancel";
+
 /** How one tool call ended at the protocol level. */
 export type CallOutcome =
   | {
@@ -23,6 +26,8 @@ export type CallOutcome =
       readonly result: CallToolResult;
       /** Times the response stream was resumed (GET with Last-Event-ID) before the answer came. */
       readonly resumedStreams?: number;
+      /** How each question the server asked while the call ran was answered, in order. */
+      readonly elicitations?: readonly ElicitationAction[];
     }
   | { readonly kind: "timeout" }
   | { readonly kind: "cancelled" }
@@ -58,6 +63,8 @@ export class McpConnection {
   readonly #tap: TapTransport;
   readonly #stdio: ProcessStdioTransport | undefined;
   readonly #inflight = new Set<(reason: string) => void>();
+  /** Per call in flight, the answers to the questions asked meanwhile. */
+  readonly #questions = new Set<ElicitationAction[]>();
   #ended: string | undefined;
   #lastError: Error | undefined;
   #closing = false;
@@ -125,6 +132,15 @@ export class McpConnection {
     return tools;
   }
 
+  /**
+   * Notes how a question from this server was answered, on every call in flight. MCP does not say
+   * over stdio which call a question belongs to; with one call in flight (the usual case) the note
+   * is exact, with several each of them carries it.
+   */
+  noteElicitation(action: ElicitationAction): void {
+    for (const answers of this.#questions) answers.push(action);
+  }
+
   /** Sends one `tools/call`. Never retried; a lost connection is reported, not repaired. */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
     if (this.#ended) return { kind: "unavailable", reason: this.#ended };
@@ -134,6 +150,8 @@ export class McpConnection {
     const unwatch = this.#tap.watchProgress(token, options.onProgress);
     const { signal, detach } = this.#requestSignal(options.signal);
     let endCall: (reason: string) => void = () => undefined;
+    const questions: ElicitationAction[] = [];
+    this.#questions.add(questions);
     // Over HTTP: resumes the call's response stream, or ends the call when it cannot be resumed.
     const stream = HttpResumption.of(this.#tap.inner)?.watch(token, (reason) => endCall(this.#scrub(reason)));
     try {
@@ -154,6 +172,7 @@ export class McpConnection {
                 kind: "result",
                 result: result as CallToolResult,
                 ...(stream?.resumptions ? { resumedStreams: stream.resumptions } : {}),
+                ...(questions.length > 0 ? { elicitations: questions } : {}),
               }),
             (error: unknown) => resolve(this.#classify(error, options.signal)),
           );
@@ -163,6 +182,7 @@ export class McpConnection {
       detach?.();
       unwatch();
       this.#inflight.delete(endCall);
+      this.#questions.delete(questions);
     }
   }
 

@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import type { ElicitationRequest } from "@pablo/kernel";
 import { describe, expect, it } from "vitest";
 import { openMcpCatalog } from "./catalog.js";
 import type { McpElicitHandler } from "./elicitation.js";
@@ -19,7 +20,7 @@ async function ask(elicit: McpElicitHandler | undefined, schema = "flat", elicit
   try {
     const t = await sessionOver(catalog);
     const { result } = await t.session.call({ tool: "mcp_q_ask", args: {} });
-    return { result, audit: JSON.stringify(t.audit) };
+    return { result, audit: JSON.stringify(t.audit), records: t.audit.records };
   } finally {
     await catalog.close();
   }
@@ -37,6 +38,47 @@ describe("MCP elicitation through the host", () => {
       content: { name: "Zelda-typed-value", age: 36, subscribed: true, color: "green" },
     });
     expect(audit).not.toContain("Zelda-typed-value");
+  });
+
+  it("offers the spec's enum spellings and multiselects with their labels, and sends picks back as arrays", async () => {
+    let asked: ElicitationRequest | undefined;
+    const { result } = await ask(async (request) => {
+      asked = request;
+      return { action: "accept", content: { fish: ["f2", "f3"], hero: "h2" } };
+    }, "choices");
+    expect(asked?.fields).toEqual({
+      pet: { type: "enum", options: ["pet-1", "pet-2"], optionTitles: ["Cats", "Dogs"], default: "pet-1" },
+      hero: { type: "enum", options: ["h1", "h2"], optionTitles: ["Superman", "Batman"] },
+      fish: {
+        type: "multiselect",
+        options: ["f1", "f2", "f3"],
+        optionTitles: ["Tuna", "Trout", "Cod"],
+        minItems: 1,
+        maxItems: 2,
+        default: ["f1"],
+      },
+      tools: { type: "multiselect", options: ["saw", "drill"] },
+    });
+    expect(JSON.parse(textOf(result))).toEqual({
+      action: "accept",
+      content: { pet: "pet-1", hero: "h2", fish: ["f2", "f3"] },
+    });
+  });
+
+  it("declines an answer that picks more than a multiselect's maxItems", async () => {
+    const { result } = await ask(
+      async () => ({ action: "accept", content: { fish: ["f1", "f2", "f3"] } }),
+      "choices",
+    );
+    expect(JSON.parse(textOf(result)).action).toBe("decline");
+  });
+
+  it("notes in the call's audit record how each question was answered, never the values", async () => {
+    const accepted = await ask(async () => ({ action: "accept", content: { name: "Quill-typed-value" } }));
+    expect(accepted.records).toMatchObject([{ tool: "mcp/q/ask", notes: { elicitations: ["accept"] } }]);
+    expect(accepted.audit).not.toContain("Quill-typed-value");
+    const declined = await ask(async () => ({ action: "decline" }));
+    expect(declined.records).toMatchObject([{ notes: { elicitations: ["decline"] } }]);
   });
 
   it("declines when the user declines", async () => {

@@ -1,4 +1,9 @@
-import type { ElicitationAnswer, ElicitationField, ElicitationRequest } from "@pablo/kernel";
+import type {
+  ElicitationAnswer,
+  ElicitationField,
+  ElicitationRequest,
+  ElicitationValue,
+} from "@pablo/kernel";
 import { PERMISSION_TIMEOUT_MS } from "@pablo/kernel";
 
 /** The host's question facility, `PermissionBroker.elicit` in practice. */
@@ -17,7 +22,7 @@ export const ELICITATION_LIMITS = {
 
 /** The MCP answer: `content` only with `accept`. Values never leave this function except to the server. */
 export type McpElicitResult =
-  | { action: "accept"; content: Record<string, string | number | boolean> }
+  | { action: "accept"; content: Record<string, ElicitationValue> }
   | { action: "decline" }
   | { action: "cancel" };
 
@@ -97,20 +102,28 @@ function parseField(raw: unknown): ElicitationField | string {
     ...(short(raw.title) ? { title: raw.title as string } : {}),
     ...(short(raw.description) ? { description: raw.description as string } : {}),
   };
-  const options = Array.isArray(raw.enum)
-    ? raw.enum
-    : Array.isArray(raw.oneOf)
-      ? raw.oneOf.map((o) => (isRecord(o) ? o.const : undefined))
-      : undefined;
-  if (options) {
-    if (!options.every((o) => typeof o === "string" && o.length <= ELICITATION_LIMITS.textChars))
-      return "enum values must be short strings";
-    if (options.length > ELICITATION_LIMITS.properties * 4) return "too many enum values";
+  const single = parseOptions(raw);
+  if (single !== undefined) {
+    if (typeof single === "string") return single;
     return {
       type: "enum",
       ...text,
-      options: options as string[],
+      ...single,
       ...(typeof raw.default === "string" ? { default: raw.default } : {}),
+    };
+  }
+  if (raw.type === "array") {
+    const many = isRecord(raw.items) ? parseOptions(raw.items) : undefined;
+    if (many === undefined) return "an array field must be a multiselect of string options";
+    if (typeof many === "string") return many;
+    const defaults = Array.isArray(raw.default) ? raw.default : undefined;
+    return {
+      type: "multiselect",
+      ...text,
+      ...many,
+      ...(typeof raw.minItems === "number" ? { minItems: raw.minItems } : {}),
+      ...(typeof raw.maxItems === "number" ? { maxItems: raw.maxItems } : {}),
+      ...(defaults?.every((d) => typeof d === "string") ? { default: defaults as string[] } : {}),
     };
   }
   if (raw.type === "string") {
@@ -144,11 +157,33 @@ function parseField(raw: unknown): ElicitationField | string {
   return "only string, number, integer, boolean and enum fields are allowed";
 }
 
-function withDefaults(
-  fields: Record<string, ElicitationField>,
-  content: Record<string, string | number | boolean>,
-) {
-  const out: Record<string, string | number | boolean> = {};
+/**
+ * The options of an enum schema, in the three spellings the spec allows: `enum` (with the legacy
+ * `enumNames` labels), or `oneOf`/`anyOf` of `{ const, title }`. Undefined when it is no enum.
+ */
+function parseOptions(
+  raw: Record<string, unknown>,
+): { options: string[]; optionTitles?: string[] } | string | undefined {
+  const titled = Array.isArray(raw.oneOf) ? raw.oneOf : Array.isArray(raw.anyOf) ? raw.anyOf : undefined;
+  const options = Array.isArray(raw.enum)
+    ? raw.enum
+    : titled?.map((o) => (isRecord(o) ? o.const : undefined));
+  if (!options) return undefined;
+  if (!options.every((o) => typeof o === "string" && o.length <= ELICITATION_LIMITS.textChars))
+    return "enum values must be short strings";
+  if (options.length > ELICITATION_LIMITS.properties * 4) return "too many enum values";
+  const titles = Array.isArray(raw.enum)
+    ? raw.enumNames
+    : titled?.map((o) => (isRecord(o) ? o.title : undefined));
+  const optionTitles =
+    Array.isArray(titles) && titles.length === options.length && titles.every((t) => short(t))
+      ? (titles as string[])
+      : undefined;
+  return { options: options as string[], ...(optionTitles ? { optionTitles } : {}) };
+}
+
+function withDefaults(fields: Record<string, ElicitationField>, content: Record<string, ElicitationValue>) {
+  const out: Record<string, ElicitationValue> = {};
   for (const [name, field] of Object.entries(fields)) {
     const value = content[name] ?? field.default;
     if (value !== undefined) out[name] = value;
@@ -178,7 +213,8 @@ export function fieldAccepts(field: ElicitationField, value: unknown): boolean {
         typeof value === "string" &&
         value.length <= ELICITATION_LIMITS.textChars &&
         (field.minLength === undefined || value.length >= field.minLength) &&
-        (field.maxLength === undefined || value.length <= field.maxLength)
+        (field.maxLength === undefined || value.length <= field.maxLength) &&
+        (field.format === undefined || FORMATS[field.format](value))
       );
     case "number":
     case "integer":
@@ -193,8 +229,26 @@ export function fieldAccepts(field: ElicitationField, value: unknown): boolean {
       return typeof value === "boolean";
     case "enum":
       return typeof value === "string" && field.options.includes(value);
+    case "multiselect":
+      return (
+        Array.isArray(value) &&
+        value.every((v) => typeof v === "string" && field.options.includes(v)) &&
+        new Set(value).size === value.length &&
+        (field.minItems === undefined || value.length >= field.minItems) &&
+        (field.maxItems === undefined || value.length <= field.maxItems)
+      );
   }
 }
+
+/** Checks for the string formats the schema allows: the shape, not that the address exists. */
+const FORMATS: Readonly<Record<"email" | "uri" | "date" | "date-time", (text: string) => boolean>> = {
+  email: (text) => /^[^\s@]+@[^\s@]+$/.test(text),
+  uri: (text) => URL.canParse(text),
+  date: (text) => /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(Date.parse(text)),
+  "date-time": (text) =>
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(text) &&
+    !Number.isNaN(Date.parse(text)),
+};
 
 function short(value: unknown): boolean {
   return typeof value === "string" && value.length <= ELICITATION_LIMITS.textChars;

@@ -68,9 +68,17 @@ export function toToolResult(
       });
     case "result": {
       const result = fromCallResult(outcome.result, ref, outputValidator, secrets);
-      // The audit says the answer came over a resumed stream; the model is not told.
-      if (!outcome.resumedStreams) return result;
-      return { ...result, auditNotes: { ...result.auditNotes, resumedStreams: outcome.resumedStreams } };
+      // The audit says the answer came over a resumed stream, and how the server's questions were
+      // answered (the action only, never the values); the model is not told.
+      if (!outcome.resumedStreams && !outcome.elicitations) return result;
+      return {
+        ...result,
+        auditNotes: {
+          ...result.auditNotes,
+          ...(outcome.resumedStreams ? { resumedStreams: outcome.resumedStreams } : {}),
+          ...(outcome.elicitations ? { elicitations: outcome.elicitations } : {}),
+        },
+      };
     }
   }
 }

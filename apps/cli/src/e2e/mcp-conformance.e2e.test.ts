@@ -73,10 +73,9 @@ describe("the MCP conformance suite's client scenarios pass with pablo as the cl
     expect(run.passed).toBe(true);
   });
 
-  // Skipped, and reported: Pablo does not declare the elicitation capability yet (no host port for
-  // answering elicitation/create, no terminal question card), so the suite's tool cannot ask. This
-  // test is the acceptance test for that work; un-skip it when the port is wired into the CLI.
-  it.skip("elicitation-sep1034-client-defaults: the question card answers with the schema's defaults applied", async () => {
+  // On a terminal the server's question is a question card; pressing a accepts the values shown,
+  // which are the schema's defaults, and the suite checks each one arrived.
+  it("elicitation-sep1034-client-defaults: the question card answers with the schema's defaults applied", async () => {
     const run = await runClientScenario("elicitation-sep1034-client-defaults", async (client) => {
       client.deploy();
       const terminal = client.terminal([
@@ -88,14 +87,16 @@ describe("the MCP conformance suite's client scenarios pass with pablo as the cl
       ]);
       const screen = await terminal.waitFor("[a] accept");
       expect(screen).toContain("Test client default value handling");
-      expect(screen).toMatch(/name .*John Doe/);
+      expect(screen).toMatch(/name: John Doe/);
+      expect(screen).toContain("verified: yes");
       terminal.press("a");
       expect(await terminal.exitCode()).toBe(0);
       const shown = terminal.screen();
       expectNoStackTrace(shown);
       expect(shown).toContain("Elicitation completed");
-      // The values answered are content: they never reach the audit.
+      // The values answered are content: they never reach the audit, only that it was accepted.
       expect(JSON.stringify(client.home.audit())).not.toContain("John Doe");
+      expect(client.home.audit().at(-1)).toMatchObject({ notes: { elicitations: ["accept"] } });
     });
     expect(run.client.error).toBeUndefined();
     expect(run.problems).toEqual([]);
