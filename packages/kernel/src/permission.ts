@@ -49,6 +49,17 @@ const fieldText = {
   description: Type.Optional(Type.String({ description: "Longer help shown under the label." })),
 };
 
+const fieldOptions = {
+  options: Type.Array(Type.String({ description: "One value the user may pick." }), {
+    description: "The values offered, in order.",
+  }),
+  optionTitles: Type.Optional(
+    Type.Array(Type.String({ description: "Label of the option at the same index." }), {
+      description: "Labels shown instead of the raw values.",
+    }),
+  ),
+};
+
 /** One field of a question: the restricted flat form MCP elicitation allows (no nesting). */
 export const ElicitationFieldSchema = Type.Union(
   [
@@ -92,14 +103,7 @@ export const ElicitationFieldSchema = Type.Union(
       {
         type: Type.Literal("enum", { description: "One of a fixed list of strings." }),
         ...fieldText,
-        options: Type.Array(Type.String({ description: "One value the user may pick." }), {
-          description: "The values offered, in order.",
-        }),
-        optionTitles: Type.Optional(
-          Type.Array(Type.String({ description: "Label of the option at the same index." }), {
-            description: "Labels shown instead of the raw values.",
-          }),
-        ),
+        ...fieldOptions,
         default: Type.Optional(Type.String({ description: "Kept when the user gives no value." })),
       },
       { description: "A choice among fixed strings." },
@@ -108,14 +112,7 @@ export const ElicitationFieldSchema = Type.Union(
       {
         type: Type.Literal("multiselect", { description: "Any number of a fixed list of strings." }),
         ...fieldText,
-        options: Type.Array(Type.String({ description: "One value the user may pick." }), {
-          description: "The values offered, in order.",
-        }),
-        optionTitles: Type.Optional(
-          Type.Array(Type.String({ description: "Label of the option at the same index." }), {
-            description: "Labels shown instead of the raw values.",
-          }),
-        ),
+        ...fieldOptions,
         minItems: Type.Optional(Type.Integer({ minimum: 0, description: "Fewest values picked." })),
         maxItems: Type.Optional(Type.Integer({ minimum: 0, description: "Most values picked." })),
         default: Type.Optional(
