@@ -1,4 +1,4 @@
-import { Compile } from "typebox/compile";
+import { Check, Errors } from "typebox/value";
 import { type Access, type Dimension, describeAccess } from "./access.js";
 import { HostErrorCode, PabloError } from "./errors.js";
 import {
@@ -117,8 +117,9 @@ export function evaluateInLayer(layer: AuthorityLayer, access: Access): Decision
  * executables, parseable URL prefixes. Throws {@link PabloError} `INVALID_POLICY` naming the problem.
  */
 export function defineLayer(layer: AuthorityLayer): AuthorityLayer {
-  if (!layerValidator.Check(layer)) {
-    const first = [...layerValidator.Errors(layer)][0];
+  // Interpreted, not compiled: a host defines a few layers per task, and compiling costs more.
+  if (!Check(AuthorityLayerSchema, layer)) {
+    const first = [...Errors(AuthorityLayerSchema, layer)][0];
     throw new PabloError(
       HostErrorCode.INVALID_POLICY,
       `layer ${String((layer as { id?: unknown }).id)}: ${first?.instancePath || "/"} ${first?.message ?? "is invalid"}`,
@@ -150,8 +151,6 @@ export function layerRules(layer: AuthorityLayer): Array<[Dimension, readonly An
   }
   return out;
 }
-
-const layerValidator = Compile(AuthorityLayerSchema);
 
 function ruleProblem(dimension: Dimension, rule: AnyRule): string | undefined {
   if (

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import { HostErrorCode, PabloError } from "./errors.js";
 import { canonicalJson } from "./json.js";
+import { findUncompilablePattern, lazyValidator } from "./lazy-validator.js";
 import { isValidNativeName, PROVIDER_NAME_PATTERN, providerNameFor } from "./names.js";
-import { compileValidator, findOpenObject, toJsonSchema, type Validator } from "./schema.js";
+import { findOpenObject, toJsonSchema, type Validator } from "./schema.js";
 import type { AnyToolDefinition, ToolProvider } from "./tool.js";
 
 /** A registered tool with everything dispatch needs precomputed once. */
@@ -158,17 +159,7 @@ function prepareEntry(definition: AnyToolDefinition): CatalogEntry {
       { tool: name, pointer: open },
     );
   }
-  let validator: Validator;
-  let outputValidator: Validator | undefined;
-  try {
-    validator = compileValidator(definition.inputSchema);
-    outputValidator = definition.outputSchema ? compileValidator(definition.outputSchema) : undefined;
-  } catch (error) {
-    throw new PabloError(
-      HostErrorCode.INVALID_TOOL_DEFINITION,
-      `tool ${name}: schema does not compile: ${errorMessage(error)}`,
-    );
-  }
+  const outputJsonSchema = compilableOutput(definition, name, inputJsonSchema);
   const definitionHash = createHash("sha256")
     .update(
       canonicalJson({
@@ -176,7 +167,7 @@ function prepareEntry(definition: AnyToolDefinition): CatalogEntry {
         providerName,
         description: definition.description,
         inputSchema: inputJsonSchema,
-        outputSchema: definition.outputSchema ? toJsonSchema(definition.outputSchema) : null,
+        outputSchema: outputJsonSchema,
       }),
     )
     .digest("hex");
@@ -186,9 +177,33 @@ function prepareEntry(definition: AnyToolDefinition): CatalogEntry {
     providerName,
     inputJsonSchema: Object.freeze(inputJsonSchema),
     definitionHash,
-    validator,
-    outputValidator,
+    validator: lazyValidator(definition.inputSchema),
+    outputValidator: definition.outputSchema ? lazyValidator(definition.outputSchema) : undefined,
   });
+}
+
+/**
+ * Validators compile on their first check; what would make compiling fail is refused here instead,
+ * with the code compiling gave (an expression that does not compile, a cyclic output schema, which
+ * cannot be serialized either). Returns the output schema as plain JSON Schema, or null.
+ */
+function compilableOutput(
+  definition: AnyToolDefinition,
+  name: string,
+  inputJsonSchema: Record<string, unknown>,
+): Record<string, unknown> | null {
+  const refuse = (reason: string) =>
+    new PabloError(HostErrorCode.INVALID_TOOL_DEFINITION, `tool ${name}: schema does not compile: ${reason}`);
+  let output: Record<string, unknown> | null = null;
+  try {
+    if (definition.outputSchema) output = toJsonSchema(definition.outputSchema);
+  } catch (error) {
+    throw refuse(errorMessage(error));
+  }
+  const fault =
+    findUncompilablePattern(inputJsonSchema) ?? (output ? findUncompilablePattern(output) : undefined);
+  if (fault) throw refuse(`${fault.message} at ${fault.pointer}`);
+  return output;
 }
 
 function errorMessage(error: unknown): string {

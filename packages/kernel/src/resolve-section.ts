@@ -1,5 +1,5 @@
 import type { Static, TSchema } from "typebox";
-import { Compile } from "typebox/compile";
+import { Check, Errors } from "typebox/value";
 
 /**
  * One problem with a configuration value. `path` is the JSON pointer of the offending key or value
@@ -35,8 +35,10 @@ export function resolveSection<S extends TSchema>(
 ): SectionResult<Static<S>> {
   const raw = value === undefined ? {} : value;
   const max = options.max ?? Number.POSITIVE_INFINITY;
-  const validator = compiled(schema);
-  if (validator.Check(raw)) return { ok: true, value: raw as Static<S> };
+  // Interpreted, not compiled: a section is checked once per process, and compiling a validator
+  // costs more than many interpreted checks. The interpreter visits only the keys the value has, so
+  // a deployment pays for the sections it sets, not for every section a distribution knows.
+  if (Check(schema, raw)) return { ok: true, value: raw as Static<S> };
   const errors: SectionError[] = [];
   const seen = new Set<string>();
   const push = (error: SectionError) => {
@@ -45,7 +47,7 @@ export function resolveSection<S extends TSchema>(
     seen.add(key);
     errors.push(error);
   };
-  for (const issue of validator.Errors(raw)) {
+  for (const issue of Errors(schema, raw)) {
     // typebox reports `additionalProperties: false` twice; the `boolean` copy says less.
     if (issue.keyword === "boolean") continue;
     const base = pointerToPath(issue.instancePath);
@@ -89,19 +91,6 @@ function pointerToPath(pointer: string): string[] {
     .slice(1)
     .split("/")
     .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
-}
-
-// Compiling is the expensive part; a section's schema is one value for the life of the process.
-type CompiledValidator = ReturnType<typeof Compile<TSchema>>;
-const validators = new WeakMap<TSchema, CompiledValidator>();
-
-function compiled(schema: TSchema): CompiledValidator {
-  let validator = validators.get(schema);
-  if (!validator) {
-    validator = Compile(schema);
-    validators.set(schema, validator);
-  }
-  return validator;
 }
 
 function pathToPointer(path: readonly string[]): string {

@@ -1,0 +1,136 @@
+import type { TSchema } from "typebox";
+import { compileValidator, type Validator } from "./schema.js";
+
+/**
+ * A validator compiled on its first check and kept for the life of the catalog entry. Compiling
+ * every tool's schema when the catalog is built cost more than anything else a command did at
+ * start-up, and most commands check one tool's arguments or none. Registration still refuses what
+ * the compiler would refuse ({@link findUncompilablePattern}, and a cyclic schema fails when it is
+ * serialized), so a compile failure here is not expected; if one happens the validator fails
+ * closed: `check` is false and `issues` says the schema does not compile.
+ */
+export function lazyValidator(schema: TSchema): Validator {
+  let compiled: Validator | undefined;
+  const validator = (): Validator => {
+    if (compiled) return compiled;
+    try {
+      compiled = compileValidator(schema);
+    } catch (error) {
+      const message = `the schema does not compile: ${error instanceof Error ? error.message : String(error)}`;
+      compiled = { check: () => false, issues: () => [{ path: "/", message }] };
+    }
+    return compiled;
+  };
+  return {
+    check: (value) => validator().check(value),
+    issues: (value, max) => validator().issues(value, max),
+  };
+}
+
+/** One regular expression of a schema that does not compile, and where it is. */
+export interface PatternFault {
+  readonly pointer: string;
+  readonly message: string;
+}
+
+// Keywords whose value is one schema, a list of schemas, or a table of schemas (JSON Schema 2020-12
+// and draft 7, as typebox's compiler reads them). Anything else (`const`, `enum`, `default`,
+// `examples`, annotations) is data, never walked, so a property named `pattern` is not a pattern.
+const SINGLE = new Set([
+  "additionalItems",
+  "additionalProperties",
+  "contains",
+  "else",
+  "if",
+  "items",
+  "not",
+  "propertyNames",
+  "then",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+]);
+const LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems", "items"]);
+const TABLES = new Set([
+  "properties",
+  "patternProperties",
+  "$defs",
+  "definitions",
+  "dependentSchemas",
+  "dependencies",
+]);
+
+/**
+ * The first regular expression in a (plain JSON) schema that typebox's compiler would fail on: a
+ * `pattern`, a `patternProperties` key, and the one expression the compiler joins from an object's
+ * property names and pattern keys to test for additional properties. All are compiled with the
+ * `u` flag, as typebox compiles them. Undefined when every one compiles.
+ */
+export function findUncompilablePattern(schema: unknown, pointer = "#"): PatternFault | undefined {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return undefined;
+  const node = schema as Record<string, unknown>;
+  const own = ownPatternFault(node, pointer);
+  if (own) return own;
+  for (const [key, child] of Object.entries(node)) {
+    const at = `${pointer}/${escapePointer(key)}`;
+    if (Array.isArray(child) && LISTS.has(key)) {
+      for (let i = 0; i < child.length; i++) {
+        const found = findUncompilablePattern(child[i], `${at}/${i}`);
+        if (found) return found;
+      }
+    } else if (SINGLE.has(key)) {
+      const found = findUncompilablePattern(child, at);
+      if (found) return found;
+    } else if (TABLES.has(key) && child !== null && typeof child === "object") {
+      for (const [name, value] of Object.entries(child)) {
+        const found = findUncompilablePattern(value, `${at}/${escapePointer(name)}`);
+        if (found) return found;
+      }
+    }
+  }
+  return undefined;
+}
+
+function ownPatternFault(node: Record<string, unknown>, pointer: string): PatternFault | undefined {
+  const pattern = node["pattern"];
+  if (typeof pattern === "string") {
+    const fault = regexFault(pattern);
+    if (fault) return { pointer: `${pointer}/pattern`, message: fault };
+  }
+  const patterns = node["patternProperties"];
+  const patternKeys = patterns !== null && typeof patterns === "object" ? Object.keys(patterns) : [];
+  for (const key of patternKeys) {
+    const fault = regexFault(key);
+    if (fault) return { pointer: `${pointer}/patternProperties/${escapePointer(key)}`, message: fault };
+  }
+  // typebox tests additional keys against (p1|p2|^name$...): valid parts can still make an invalid
+  // whole (two groups of one name), so the joined expression is compiled as well.
+  const additional = node["additionalProperties"];
+  const ignored = additional === true || isEmptyObject(additional);
+  if (additional === undefined || ignored || patternKeys.length === 0) return undefined;
+  const properties = node["properties"];
+  const names = properties !== null && typeof properties === "object" ? Object.keys(properties) : [];
+  const joined = `(${[...patternKeys, ...names.map(propertyKeyPattern)].join("|")})`;
+  const fault = regexFault(joined);
+  return fault ? { pointer: `${pointer}/patternProperties`, message: fault } : undefined;
+}
+
+function regexFault(pattern: string): string | undefined {
+  try {
+    new RegExp(pattern, "u");
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+function propertyKeyPattern(key: string): string {
+  return `^${key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`;
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return value !== null && typeof value === "object" && Object.keys(value).length === 0;
+}
+
+function escapePointer(key: string): string {
+  return key.replace(/~/g, "~0").replace(/\//g, "~1");
+}
