@@ -50,7 +50,7 @@ export const UNSHARE_PATHS: readonly string[] = Object.freeze(["/usr/bin/unshare
 
 /**
  * The containment `[options.sandbox]` asks for. `local` uses a PID namespace when the host allows
- * one (probed once per process) and the process group otherwise; `bubblewrap` throws
+ * one (probed once per process, on first use) and the process group otherwise; `bubblewrap` throws
  * {@link PabloError} `SANDBOX_UNAVAILABLE` when bwrap is missing or cannot start here — never a
  * silent fallback. `virtual` has no processes at all and is refused here too.
  */
@@ -76,8 +76,33 @@ export interface LocalContainmentOptions {
   readonly privateProc?: boolean;
 }
 
-/** A PID namespace made by unshare when the host allows it, otherwise the process group. */
+/**
+ * A PID namespace made by unshare when the host allows it, otherwise the process group. Which one
+ * is decided on first use (a launch, or reading `kind`, `summary` or `namespaced`, as
+ * `pablo tools --explain` and the audit record do), not when the containment is made: the probe
+ * starts a process, and listing or calling tools that run none should not pay for it.
+ */
 export function localContainment(options: LocalContainmentOptions = {}): Containment {
+  let decided: Containment | undefined;
+  const decide = (): Containment => {
+    decided ??= probedLocalContainment(options);
+    return decided;
+  };
+  return {
+    get kind() {
+      return decide().kind;
+    },
+    get summary() {
+      return decide().summary;
+    },
+    get namespaced() {
+      return decide().namespaced;
+    },
+    wrap: (launch, site) => decide().wrap(launch, site),
+  };
+}
+
+function probedLocalContainment(options: LocalContainmentOptions): Containment {
   const probedFlags = unshareFlags();
   if (!probedFlags) return processGroupContainment();
   const unshare =

@@ -1,6 +1,6 @@
 import { CommandRuleSchema, PabloError } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
-import { Compile } from "typebox/compile";
+import { Check, Errors } from "typebox/value";
 import { DEFAULT_MAX_COMMAND_LENGTH } from "./command-parser.js";
 import { ShellOptionsErrorCode } from "./errors.js";
 import { isExecutableFile } from "./executable-file.js";
@@ -173,8 +173,6 @@ export const DEFAULT_SHELL_OPTIONS: ResolvedShellOptions = Object.freeze({
   cleanupMs: 5_000,
 });
 
-const validator = Compile(ShellOptionsSchema);
-
 /** The shell IDs of seed 001's catalog, and those this platform can run. */
 const KNOWN_SHELLS = ["sh", "bash", "windows-powershell", "cmd", "git-bash"] as const;
 const PLATFORM_SHELLS: readonly ShellId[] = ["sh", "bash"];
@@ -186,8 +184,9 @@ const PLATFORM_SHELLS: readonly ShellId[] = ["sh", "bash"];
  * fault, not something a model can act on.
  */
 export function resolveShellOptions(options: ShellOptions = {}): ResolvedShellOptions {
-  if (!validator.Check(options)) {
-    const first = [...validator.Errors(options)][0];
+  // Interpreted, not compiled: checked once per task, and compiling costs more than the check.
+  if (!Check(ShellOptionsSchema, options)) {
+    const first = [...Errors(ShellOptionsSchema, options)][0];
     throw invalid(`options.shell${first?.instancePath ?? ""}: ${first?.message ?? "is invalid"}`);
   }
   const d = DEFAULT_SHELL_OPTIONS;

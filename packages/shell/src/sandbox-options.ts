@@ -1,6 +1,6 @@
 import { PabloError } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
-import { Compile } from "typebox/compile";
+import { Check, Errors } from "typebox/value";
 import { ShellOptionsErrorCode } from "./errors.js";
 
 /** System directories a bubblewrap sandbox shows read-only unless the deployment names its own. */
@@ -78,15 +78,14 @@ export interface ResolvedSandboxOptions {
 /** The capabilities of seed 003 a sandbox supports; a tool whose capability is missing is not attached. */
 export type SandboxCapability = "read" | "write" | "glob" | "shell";
 
-const validator = Compile(SandboxOptionsSchema);
-
 /**
  * Validates `[options.sandbox]` and applies defaults. Throws {@link PabloError} `INVALID_OPTIONS`
  * for a value the schema refuses. Whether bubblewrap exists is checked when the tool is made.
  */
 export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSandboxOptions {
-  if (!validator.Check(options)) {
-    const first = [...validator.Errors(options)][0];
+  // Interpreted, not compiled: checked once per task, and compiling costs more than the check.
+  if (!Check(SandboxOptionsSchema, options)) {
+    const first = [...Errors(SandboxOptionsSchema, options)][0];
     throw new PabloError(
       ShellOptionsErrorCode.INVALID_OPTIONS,
       `options.sandbox${first?.instancePath ?? ""}: ${first?.message ?? "is invalid"}`,

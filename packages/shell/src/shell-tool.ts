@@ -60,7 +60,8 @@ export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRu
   const options = resolveShellOptions(config.options);
   // Made on the first call, so that listing the tool never loads the RE2 engine.
   let redactor: Promise<Redactor | undefined> | undefined;
-  const containment = containmentFor(resolveSandboxOptions(config.sandbox));
+  const sandbox = resolveSandboxOptions(config.sandbox);
+  const containment = containmentFor(sandbox);
   const permission = config.permission ?? "ask";
   const deps: PlanDeps = {
     workspace: config.workspace,
@@ -71,7 +72,13 @@ export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRu
   const control = config.processes ?? procProcessControl();
   return defineTool({
     name: "shell.run",
-    description: description(options, config.scratchDir, containment),
+    // The description reads the containment only for bubblewrap, which was probed at admission: a
+    // local one is decided on the first command, not when the tool is listed.
+    description: description(
+      options,
+      config.scratchDir,
+      sandbox.kind === "bubblewrap" ? containment : undefined,
+    ),
     summary: "Run a non-interactive shell command in the workspace",
     inputSchema: shellRunSchema(options.maxTimeoutMs, options.defaultTimeoutMs),
     risk: "high",
@@ -160,7 +167,7 @@ function withContainment(containment: Containment, result: ToolResult): ToolResu
 function description(
   options: ResolvedShellOptions,
   scratchDir: string | undefined,
-  containment: Containment,
+  bubblewrap: Containment | undefined,
 ): string {
   return [
     "Runs a command line non-interactively with the pinned shell (/bin/sh -c by default) in the workspace.",
@@ -174,9 +181,9 @@ function description(
     `The timeout is ${options.defaultTimeoutMs} ms unless timeout_ms asks for ${MIN_TIMEOUT_MS} to ${options.maxTimeoutMs} ms; the command and everything it starts are ended at the timeout.`,
     "Command rules may allow only some commands: globbing, expansions, substitutions, redirections and other dynamic shell constructs are then refused.",
     "A failed patch command (apply_patch, git apply, patch) may be retried once after re-reading its target; a second failure for the same file in one user prompt ends the turn.",
-    ...(containment.kind === "bubblewrap"
+    ...(bubblewrap
       ? [
-          `Commands run in a sandbox: ${containment.summary.replace(/^each command runs under \S+: /, "")}; only the workspace${scratchDir ? " and the scratch directory" : ""} can be written, and background processes end with the command.`,
+          `Commands run in a sandbox: ${bubblewrap.summary.replace(/^each command runs under \S+: /, "")}; only the workspace${scratchDir ? " and the scratch directory" : ""} can be written, and background processes end with the command.`,
         ]
       : []),
   ].join("\n");
