@@ -1,5 +1,5 @@
 import { type AnyToolDefinition, CatalogBuilder } from "@pablo/kernel";
-import { Compile } from "typebox/compile";
+import { Check, Errors } from "typebox/value";
 import { DiagnosticList, PluginCode, type PluginDiagnostic } from "./diagnostics.js";
 import { DEFAULT_PLUGIN_TIMEOUT_MS, type PluginEntry, PluginEntryOptionsSchema } from "./entry-options.js";
 import { inspectPlugin } from "./inspect.js";
@@ -25,8 +25,6 @@ export interface LoadedPlugins {
   /** Entry name and plugin ID of each plugin that loaded, in order. */
   readonly loaded: { name: string; pluginId: string; version: string; dir: string }[];
 }
-
-const entryValidator = Compile(PluginEntryOptionsSchema);
 
 /**
  * Loads exactly the plugins a deployment lists, in order. A plugin is all or nothing: any error
@@ -78,8 +76,9 @@ function checkEntry(entry: PluginEntry, names: Set<string>, diagnostics: Diagnos
     return false;
   }
   const { name, ...table } = entry;
-  if (!entryValidator.Check(table)) {
-    const issues = [...entryValidator.Errors(table)]
+  // Interpreted, not compiled: each entry is checked once, and compiling costs more.
+  if (!Check(PluginEntryOptionsSchema, table)) {
+    const issues = [...Errors(PluginEntryOptionsSchema, table)]
       .filter((e) => e.keyword !== "boolean")
       .slice(0, 5)
       .map((e) => `${e.instancePath || "/"} ${e.message}`);

@@ -1,5 +1,5 @@
 import Type, { type Static } from "typebox";
-import { Compile } from "typebox/compile";
+import { Check, Errors } from "typebox/value";
 
 /** Permissions a plugin may request; a deployment grants them in `grants`. */
 export const PLUGIN_PERMISSIONS = ["agent.tool.register", "agent.skill.register"] as const;
@@ -75,15 +75,14 @@ export const PluginManifestSchema = Type.Object(
 export type PluginManifest = Static<typeof PluginManifestSchema>;
 export type ManifestTool = Static<typeof ManifestToolSchema>;
 
-const validator = Compile(PluginManifestSchema);
-
 /** Validates a manifest value; each problem is a JSON pointer under `/pablo` and a message. */
 export function validateManifest(
   value: unknown,
 ): { ok: true; manifest: PluginManifest } | { ok: false; problems: { path: string; message: string }[] } {
-  if (validator.Check(value)) return { ok: true, manifest: value };
+  // Interpreted, not compiled: each manifest is checked once, and compiling costs more.
+  if (Check(PluginManifestSchema, value)) return { ok: true, manifest: value };
   const problems: { path: string; message: string }[] = [];
-  for (const error of validator.Errors(value)) {
+  for (const error of Errors(PluginManifestSchema, value)) {
     if (error.keyword === "boolean") continue;
     const extra = (error.params as { additionalProperties?: unknown }).additionalProperties;
     const suffix = Array.isArray(extra) ? ` (${extra.join(", ")})` : "";
