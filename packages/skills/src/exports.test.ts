@@ -1,7 +1,9 @@
 import { join } from "node:path";
 import { Compile } from "typebox/compile";
 import { describe, expect, it } from "vitest";
+import packageJson from "../package.json" with { type: "json" };
 import * as api from "./index.js";
+import * as optionsApi from "./options.js";
 import { FIXTURES } from "./test-support/temp.js";
 
 describe("public surface", () => {
@@ -53,6 +55,18 @@ describe("public surface", () => {
         "skillToolFor",
       ]
     `);
+  });
+});
+
+describe("the ./options entry", () => {
+  it("is the one entry beside the main one, so a host can read [options.skills] without the parsers", () => {
+    expect(Object.keys(packageJson.exports)).toEqual([".", "./options", "./package.json"]);
+    expect(Object.keys(optionsApi).sort()).toEqual([
+      "SkillRootBindingSchema",
+      "SkillRootsSchema",
+      "SkillsOptionsSchema",
+      "resolveSkillsOptions",
+    ]);
   });
 });
 
