@@ -4,7 +4,7 @@
 // files (typebox alone is seven hundred), which cost over a second before any work began. One
 // bundle with code splitting keeps the dynamic import() boundaries in cli.ts and providers.ts as
 // separate chunks, so a command loads only the code it runs.
-import { rename, rm, writeFile } from "node:fs/promises";
+import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -31,7 +31,7 @@ const result = await build({
   // A native addon cannot be bundled; @pablo/audit loads it lazily and reports SQLITE_UNAVAILABLE
   // where it is missing, so it is resolved at run time from this package's node_modules.
   external: ["better-sqlite3"],
-  plugins: [sideEffectFreeDependencies()],
+  plugins: [sideEffectFreeDependencies(), typeboxNamespaceImports()],
   // Bundled CommonJS dependencies call require(); an ES module has none, so each chunk gets one.
   banner: {
     js: 'import { createRequire as __pabloCreateRequire } from "node:module"; const require = __pabloCreateRequire(import.meta.url);',
@@ -59,6 +59,38 @@ function sideEffectFreeDependencies() {
         if (!resolved.path.includes("/node_modules/")) return undefined;
         return { ...resolved, sideEffects: false };
       });
+    },
+  };
+}
+
+/**
+ * Reads `import Type from "typebox"` as `import * as Type from "typebox/type"`: the same functions
+ * (typebox's default export is that module's namespace object), but a namespace import used only
+ * as `Type.Object(...)` keeps just the builders a chunk calls, where a default export that is a
+ * namespace object keeps all of them (the template-literal and script parsers with the rest).
+ */
+function typeboxNamespaceImports() {
+  const DEFAULT_IMPORT = /^import Type(, \{[^}]*\})? from "typebox";$/m;
+  return {
+    name: "typebox-namespace-imports",
+    setup(pluginBuild) {
+      pluginBuild.onLoad(
+        { filter: /\/(packages|plugins)\/[^/]+\/dist\/.*\.js$|\/apps\/cli\/src\/.*\.ts$/ },
+        async (args) => {
+          const text = await readFile(args.path, "utf8");
+          if (!DEFAULT_IMPORT.test(text)) return undefined;
+          const contents = text.replace(DEFAULT_IMPORT, (_line, named) =>
+            named
+              ? `import * as Type from "typebox/type";\nimport${named.slice(1)} from "typebox";`
+              : 'import * as Type from "typebox/type";',
+          );
+          return {
+            contents,
+            loader: args.path.endsWith(".ts") ? "ts" : "js",
+            resolveDir: dirname(args.path),
+          };
+        },
+      );
     },
   };
 }

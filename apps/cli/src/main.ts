@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { isatty } from "node:tty";
 import { describeFault } from "./fault.js";
 
 // Whatever escapes a command (a rejected promise in a stream handler, a throw in a timer) ends as
@@ -24,8 +25,11 @@ const { run } = await import("./cli.js").catch(fault);
 const code = await run(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
-  stdin: process.stdin,
-  isTTY: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+  // Made on first read: opening process.stdin costs milliseconds that most commands never use.
+  get stdin() {
+    return process.stdin;
+  },
+  isTTY: isatty(0) && isatty(2),
   columns: () => process.stderr.columns,
   cwd: process.cwd(),
   env: process.env,

@@ -38,12 +38,12 @@ import {
   type ShellOptions,
   ShellOptionsSchema,
 } from "@pablo/shell";
-import { SkillsOptionsSchema } from "@pablo/skills";
+import { SkillsOptionsSchema } from "@pablo/skills/options";
 import Type, { type TSchema } from "typebox";
 import { ConfigFailure } from "./config-failure.js";
 import { CliErrorCode } from "./error-codes.js";
 import { disabledToolLayer } from "./layers.js";
-import { openSkills, type TaskSkills } from "./provider-skills.js";
+import type { OpenedSkills, TaskSkills } from "./provider-skills.js";
 import { planSandbox, type SandboxPlan } from "./sandbox.js";
 import { sessionReviewStore, type TaskStorage } from "./storage.js";
 
@@ -51,15 +51,18 @@ export { AdmissionFailure } from "./admission.js";
 export type { TaskSkills } from "./provider-skills.js";
 
 /**
- * The providers that bring heavy dependencies (an MCP or A2A SDK, database drivers), each loaded
- * only when the deployment configures it: listing the tools of a deployment without them never
- * loads their code. The one lazy boundary per provider.
+ * The providers that bring heavy dependencies (an MCP or A2A SDK, database drivers, the skills'
+ * SKILL.md and YAML parsers), each loaded only when the deployment configures it: listing the
+ * tools of a deployment without them never loads their code. The one lazy boundary per provider.
  */
 const load = {
   mcp: () => import("./provider-mcp.js"),
   a2a: () => import("./provider-a2a.js"),
   actions: () => import("./provider-actions.js"),
+  skills: () => import("./provider-skills.js"),
 };
+
+const NO_SKILLS: OpenedSkills = { skills: undefined, providers: [], layers: [], diagnostics: [] };
 
 /** The `[options.*]` sections this distribution's packages bring. */
 export function distributionSections(): Record<string, TSchema> {
@@ -197,7 +200,11 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
     name: `plugin-${s.pluginId.replace(/[^a-z0-9-]/g, "-")}`,
     dir: s.dir,
   }));
-  const skills = await openSkills(deployment.options["skills"], pluginRoots);
+  const skillsSection = deployment.options["skills"];
+  const skills =
+    skillsSection === undefined && pluginRoots.length === 0
+      ? NO_SKILLS
+      : await (await load.skills()).openSkills(skillsSection, pluginRoots);
   const agent = agentProviderFromOptions(
     deployment.options["agent"] as AgentDeploymentOptions | undefined,
     context.workspace,

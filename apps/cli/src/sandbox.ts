@@ -58,7 +58,10 @@ export function planSandbox(options: SandboxOptions | undefined, request: Sandbo
       io: undefined,
       memory: undefined,
       workspace: request.workspace,
-      explain: `sandbox ${resolved.kind}: ${containment.summary}`,
+      // Read when it is printed: a local containment probes for a PID namespace on first use.
+      get explain() {
+        return `sandbox ${resolved.kind}: ${containment.summary}`;
+      },
       seeded: new Map(),
     };
   }

@@ -19,6 +19,7 @@ const HEAVY = {
   "the Redis client": "node_modules/@redis/client/",
   "the browser driver": "node_modules/puppeteer-core/",
   "an HTTP server framework": "node_modules/express/",
+  "the SKILL.md and YAML parsers": "node_modules/gray-matter/",
 };
 
 describe("what a command loads to start", () => {
