@@ -147,10 +147,13 @@ async function openClientMcp(task: TaskEnvironment, request: AcpCatalogRequest):
     }
   }
   if (Object.keys(servers).length === 0) return { providers: [], refused, close: async () => undefined };
+  // The session's broker asks the editor; only when it can are client servers offered elicitation.
+  const broker = task.kernel.options.broker;
   const catalog = await openMcpCatalog({
     servers,
     credentials: task.credentials,
     layers: [...task.session.layers, clientMcpLayer(task)],
+    ...(broker?.elicit ? { elicit: broker.elicit.bind(broker) } : {}),
   });
   for (const d of catalog.diagnostics) {
     refused.push({ server: d.server, ...(d.tool ? { tool: d.tool } : {}), code: d.code, message: d.message });

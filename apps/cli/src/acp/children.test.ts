@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionNotification } from "@agentclientprotocol/sdk";
 import { Agent, type AgentEvent, createModel, findAgentProvider } from "@pablo/agent";
-import type { PermissionBroker, PermissionRequest } from "@pablo/kernel";
+import type { ElicitationRequest, PermissionBroker, PermissionRequest } from "@pablo/kernel";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { parseCommand } from "../args.js";
 import { openTask } from "../distribution.js";
@@ -258,5 +258,42 @@ describe("children through the ACP handlers", () => {
     expect(r.events).toContainEqual(
       expect.objectContaining({ type: "tool.result", agent: "child:c1", callId: "x1", code: "TOOL_DENIED" }),
     );
+  });
+
+  it("forward a question to the root's broker when it can ask one, and offer none when it cannot", async () => {
+    const sandbox = useSandbox();
+    const { io } = captureIo(sandbox, { env: {} });
+    const parsed = parseCommand(["--config", deployment(sandbox, 'mode = "auto"', '["Read"]')], {});
+    const task = await openTask(parsed.global, { cwd: io.cwd, env: io.env });
+    onTestFinished(() => task.close());
+    // No child runs in this test, so no model is ever asked.
+    const model = { id: "unused", stream: async function* () {} };
+    const hostOver = (broker: PermissionBroker) => {
+      const host = acpChildHost({ task, model, onEvent: () => undefined, broker });
+      onTestFinished(() => host.close());
+      return host;
+    };
+    const question: ElicitationRequest = {
+      server: "records",
+      message: "Which release?",
+      fields: { release: { type: "string" } },
+      required: [],
+      deadline: Date.now() + 60_000,
+    };
+    const asked: Array<[ElicitationRequest, AbortSignal]> = [];
+    const asking = hostOver({
+      request: async () => "deny",
+      elicit: async (request, signal) => {
+        asked.push([request, signal]);
+        return { action: "accept", content: { release: "1.2" } };
+      },
+    });
+    const signal = new AbortController().signal;
+    expect(await asking.broker?.elicit?.(question, signal)).toEqual({
+      action: "accept",
+      content: { release: "1.2" },
+    });
+    expect(asked).toEqual([[question, signal]]);
+    expect(hostOver({ request: async () => "deny" }).broker?.elicit).toBeUndefined();
   });
 });

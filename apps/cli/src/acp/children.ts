@@ -32,8 +32,8 @@ export interface ChildHostRoot {
   /** Every `session/update` a child's ACP session sends, in order. */
   readonly onUpdate?: (notification: SessionNotification) => void;
   /**
-   * Where a child's permission request is finally asked: the root's broker. Absent, a child's
-   * session has none either and fails closed, as the root does.
+   * Where a child's permission request (and, when it has `elicit`, a question) is finally asked:
+   * the root's broker. Absent, a child's session has none either and fails closed, as the root does.
    */
   readonly broker: PermissionBroker | undefined;
 }
@@ -144,6 +144,10 @@ export function acpChildHost(options: AcpChildHostOptions): AcpChildHost {
     }
   };
 
+  // A question carries no session to route it over the children's connection: it goes straight
+  // to the root's broker, which asks it on the root's session (the editor shows children's calls
+  // there too). Without the root's `elicit`, a child's broker has none either.
+  const rootElicit = options.broker?.elicit?.bind(options.broker);
   const childBroker: PermissionBroker = {
     async request(request, signal) {
       const key = cardKey(request.sessionId, request.callId);
@@ -154,6 +158,7 @@ export function acpChildHost(options: AcpChildHostOptions): AcpChildHost {
         cards.delete(key);
       }
     },
+    ...(rootElicit ? { elicit: rootElicit } : {}),
   };
 
   return {

@@ -22,6 +22,7 @@ import type { Io } from "../output.js";
 import { AdmissionFailure } from "../providers.js";
 import { openAcpCatalog } from "./catalog.js";
 import { acpChildHost } from "./children.js";
+import { acpElicit, canElicit } from "./elicitation.js";
 import { acpBroker } from "./permission.js";
 import { AcpSession } from "./session.js";
 
@@ -45,6 +46,10 @@ export interface SessionRequest {
   readonly meta: Record<string, unknown> | undefined;
   readonly client: AgentContext;
   readonly capabilities: ClientCapabilities;
+  /**
+   * The session's broker: permission cards as `session/request_permission`, and, when the client
+   * advertised `elicitation.form` at `initialize`, server questions as `elicitation/create`.
+   */
   readonly broker: PermissionBroker;
 }
 
@@ -68,9 +73,11 @@ export interface AcpServer {
  * workspace), `session/prompt` runs the agent, `session/cancel` stops it, `session/set_mode`
  * switches the operating mode, `session/set_config_option` the permission mode, and
  * `session/close` ends a session's task (its MCP servers with it); the rest end when the
- * connection does. `session/load` and `session/list` are neither advertised nor served: the audit
- * log keeps one record per call (hashes and redacted previews, no messages) and the session store
- * keeps scratch files and review snapshots, so no store holds a conversation to replay or resume.
+ * connection does. A client that advertises `elicitation.form` is asked its sessions' MCP server
+ * questions with `elicitation/create`; without it, no server is offered elicitation.
+ * `session/load` and `session/list` are neither advertised nor served: the audit log keeps one
+ * record per call (hashes and redacted previews, no messages) and the session store keeps scratch
+ * files and review snapshots, so no store holds a conversation to replay or resume.
  */
 export function createAcpServer(options: AcpServerOptions): AcpServer {
   const sessions = new Map<string, AcpSession>();
@@ -98,14 +105,20 @@ export function createAcpServer(options: AcpServerOptions): AcpServer {
       };
     })
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
+      // The session's questions go to the session itself, known once `open` has made it; the task
+      // (and its MCP servers) is opened with this broker, so `elicit` exists only when it can ask.
+      let opened: AcpSession | undefined;
       const session = await options.open({
         cwd: params.cwd,
         mcpServers: params.mcpServers,
         meta: params._meta ?? undefined,
         client,
         capabilities,
-        broker,
+        broker: canElicit(capabilities)
+          ? { request: broker.request.bind(broker), elicit: acpElicit(() => opened) }
+          : broker,
       });
+      opened = session;
       sessions.set(session.sessionId, session);
       return session.describe();
     })

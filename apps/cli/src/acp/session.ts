@@ -22,6 +22,7 @@ import type { TaskEnvironment } from "../distribution.js";
 import { sessionReviewStore } from "../storage.js";
 import type { RefusedServer } from "./catalog.js";
 import type { AcpChildHost, ChildHostRoot } from "./children.js";
+import type { ElicitationChannel } from "./elicitation.js";
 import {
   allowedPermissionModes,
   isOperatingMode,
@@ -67,7 +68,7 @@ export interface AcpSessionOptions {
  * the model, running a tool, waiting on a permission card), and every update is delivered before
  * the prompt's response.
  */
-export class AcpSession implements PermissionChannel {
+export class AcpSession implements PermissionChannel, ElicitationChannel {
   readonly sessionId: string;
   readonly client: AgentContext;
   readonly #options: AcpSessionOptions;
@@ -152,6 +153,21 @@ export class AcpSession implements PermissionChannel {
 
   toolCall(request: PermissionRequest) {
     return this.#mapper.toolCall(request.callId, request.tool);
+  }
+
+  /** The running prompt's signal: cancelling the prompt withdraws the questions asked during it. */
+  get turn(): AbortSignal | undefined {
+    return this.#running?.signal;
+  }
+
+  /**
+   * The running call an MCP server's question belongs to: MCP does not say, so it is named only
+   * when exactly one call of that server's tools (native names `mcp/{server}/...`) is running.
+   */
+  elicitingCall(server: string): string | undefined {
+    const prefix = `mcp/${server}/`;
+    const calls = [...this.#mapper.running()].filter(([, tool]) => tool.startsWith(prefix));
+    return calls.length === 1 ? calls[0]?.[0] : undefined;
   }
 
   async prompt(blocks: readonly ContentBlock[]): Promise<PromptResponse> {
@@ -257,7 +273,8 @@ export class AcpSession implements PermissionChannel {
   /**
    * What this session's children host is handed: child events join this session's own (the
    * editor sees the child's calls as it did when children ran in memory), a child's tool call
-   * arguments reach the cards, and a child's permission request is asked on this session.
+   * arguments reach the cards, and a child's permission request is asked on this session, as is
+   * a question (when this session's broker can ask one).
    */
   #childRoot(): ChildHostRoot {
     const base = this.#options.task.kernel.options.broker;
@@ -268,7 +285,10 @@ export class AcpSession implements PermissionChannel {
           this.#mapper.observe({ id: update.toolCallId, name: "", input: JSON.stringify(update.rawInput) });
       },
       broker: base
-        ? { request: (request, signal) => base.request({ ...request, sessionId: this.sessionId }, signal) }
+        ? {
+            request: (request, signal) => base.request({ ...request, sessionId: this.sessionId }, signal),
+            ...(base.elicit ? { elicit: base.elicit.bind(base) } : {}),
+          }
         : undefined,
     };
   }

@@ -38,6 +38,8 @@ export class UpdateMapper {
   readonly #options: UpdateMapperOptions;
   readonly #args = new Map<string, unknown>();
   readonly #output = new Map<string, string>();
+  /** Calls requested and not yet finished: call ID to native tool name. */
+  readonly #running = new Map<string, string>();
 
   constructor(options: UpdateMapperOptions) {
     this.#options = options;
@@ -52,6 +54,11 @@ export class UpdateMapper {
       // The kernel refuses invalid JSON with INVALID_ARGUMENT; the card shows the raw text.
     }
     this.#args.set(call.id, parsed);
+  }
+
+  /** The calls requested and not finished yet, by call ID, with their native tool names. */
+  running(): ReadonlyMap<string, string> {
+    return this.#running;
   }
 
   /** The card a permission request is about: the same call the editor was already shown. */
@@ -70,6 +77,7 @@ export class UpdateMapper {
         return;
       case "tool.requested": {
         const entry = this.#options.catalog.resolve(event.tool);
+        this.#running.set(event.callId, entry?.name ?? event.tool);
         send({
           sessionUpdate: "tool_call",
           toolCallId: event.callId,
@@ -110,6 +118,7 @@ export class UpdateMapper {
         });
         this.#args.delete(event.callId);
         this.#output.delete(event.callId);
+        this.#running.delete(event.callId);
         return;
       }
       case "mode.changed":

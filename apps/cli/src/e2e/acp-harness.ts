@@ -10,6 +10,8 @@ import {
   client as acpClient,
   type ClientCapabilities,
   type ClientContext,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
   methods,
   ndJsonStream,
   type RequestPermissionRequest,
@@ -29,6 +31,11 @@ export interface AcpProcessOptions {
   readonly permission?: (request: RequestPermissionRequest) => Promise<RequestPermissionResponse>;
   /** Editor buffers: `fs/read_text_file` of one of these paths returns its unsaved text. */
   readonly buffers?: Record<string, string>;
+  /** Answers each `elicitation/create` (default: the method is not served). */
+  readonly elicit?: (
+    request: CreateElicitationRequest,
+    signal: AbortSignal,
+  ) => Promise<CreateElicitationResponse>;
 }
 
 /** A running `pablo acp` with a connected client. */
@@ -41,6 +48,9 @@ export interface AcpProcess {
   readonly cards: RequestPermissionRequest[];
   /** Cards the agent withdrew (`$/cancel_request`) before the test answered them, by tool call ID. */
   readonly withdrawn: string[];
+  /** Every `elicitation/create` received, in order, and those the agent withdrew before an answer. */
+  readonly questions: CreateElicitationRequest[];
+  readonly withdrawnQuestions: CreateElicitationRequest[];
   /** Paths the agent read and wrote through the client. */
   readonly reads: string[];
   readonly writes: { path: string; content: string }[];
@@ -77,7 +87,19 @@ export async function startAcp(options: AcpProcessOptions): Promise<AcpProcess> 
   const withdrawn: string[] = [];
   const reads: string[] = [];
   const writes: { path: string; content: string }[] = [];
-  const app = acpClient({ name: "pablo-test-editor" })
+  const questions: CreateElicitationRequest[] = [];
+  const withdrawnQuestions: CreateElicitationRequest[] = [];
+  const base = acpClient({ name: "pablo-test-editor" });
+  const { elicit } = options;
+  const app = (
+    elicit
+      ? base.onRequest(methods.client.elicitation.create, ({ params, signal }) => {
+          questions.push(params);
+          signal.addEventListener("abort", () => withdrawnQuestions.push(params), { once: true });
+          return elicit(params, signal);
+        })
+      : base
+  )
     .onNotification(methods.client.session.update, ({ params }) => {
       updates.push(params);
     })
@@ -121,6 +143,8 @@ export async function startAcp(options: AcpProcessOptions): Promise<AcpProcess> 
     updates,
     cards,
     withdrawn,
+    questions,
+    withdrawnQuestions,
     reads,
     writes,
     stderr: () => stderr,
