@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { flushAudit } from "./audit-record.js";
 import { CancelledError } from "./cancellation.js";
 import type { Catalog, CatalogEntry } from "./catalog.js";
 import { dispatchCall, dryRunCall } from "./dispatch.js";
@@ -138,6 +139,16 @@ export class Session {
   /** Dispatches one call through the whole pipeline. Never throws for anything a model did. */
   call(request: CallRequest): Promise<CallOutcome> {
     return this.#core.serial.call(() => dispatchCall(this.#core, request));
+  }
+
+  /**
+   * Writes out what the kernel's audit sink queued (a batching sink such as the JSONL store holds
+   * records until the end of the event-loop turn), this session's finished calls among them. A host
+   * awaits it before it tells anyone a turn is over, so whoever reads the log then finds every call
+   * of the turn. Never throws.
+   */
+  flushAudit(): Promise<void> {
+    return flushAudit(this.#core.options.audit);
   }
 }
 
