@@ -65,8 +65,8 @@ export interface AcpSessionOptions {
 /**
  * One ACP session: one kernel session, one agent conversation, the editor's connection. A prompt
  * runs to one stop reason; `cancel` makes it `cancelled` whatever the loop was doing (waiting for
- * the model, running a tool, waiting on a permission card), and every update is delivered before
- * the prompt's response.
+ * the model, running a tool, waiting on a permission card), and every update is delivered, and
+ * every call of the turn is in the audit log, before the prompt's response.
  */
 export class AcpSession implements PermissionChannel, ElicitationChannel {
   readonly sessionId: string;
@@ -184,6 +184,9 @@ export class AcpSession implements PermissionChannel, ElicitationChannel {
       result = await this.#agent.prompt(promptText(blocks), { signal: controller.signal });
     } finally {
       this.#running = undefined;
+      // The response says the turn is over: by then every call of it is in the audit log. The JSONL
+      // store writes at the end of the event-loop turn, which can come after the response is sent.
+      await this.session.flushAudit();
     }
     await this.#delivered;
     // A child's supervisor reads the run's result (calls, files, accounting) from the response.
