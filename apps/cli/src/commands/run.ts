@@ -101,6 +101,9 @@ export async function runCommand(io: Io, task: TaskEnvironment, options: RunComm
   } finally {
     await children?.close();
   }
+  // The summary (`run.finished` with --json) says the run is over: every call of it, the
+  // children's too, is in the audit log by then, not only once the task closes.
+  await task.session.flushAudit();
   const code = exitCodeOf(result, io.signal);
   sink.finish(result, model.id, code);
   if (recorder && options.record)

@@ -5,9 +5,10 @@
  * gives the program's event loop a turn between the last call and the answer and the order the
  * test sees is the program's own.
  */
-import { describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { startAcp } from "./acp-harness.js";
-import { freshHome, type Home, personEnv } from "./harness.js";
+import { freshHome, type Home, PABLO_BIN, personEnv } from "./harness.js";
 
 /** `count` turns of two reads of notes.txt and a sentence; call IDs `t{turn}a` and `t{turn}b`. */
 function twoReadsPerTurn(home: Home, count: number): string {
@@ -26,6 +27,30 @@ function twoReadsPerTurn(home: Home, count: number): string {
 
 /** The call IDs and decisions of the audit log, as it is on disk now. */
 const recorded = (home: Home) => home.audit().map((r) => [r["callId"], r["decision"]]);
+
+/** Runs `pablo run --json`; resolves with the audit log as it was when `run.finished` arrived. */
+function recordedOnFinished(home: Home, args: readonly string[], cwd: string): Promise<unknown[][]> {
+  const child = spawn(process.execPath, [PABLO_BIN, "run", ...args, "--json"], {
+    cwd,
+    env: personEnv(home),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  onTestFinished(() => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  });
+  return new Promise((resolve, reject) => {
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+      if (stdout.includes('"type":"run.finished"')) resolve(recorded(home));
+    });
+    child.on("close", (code) => reject(new Error(`no run.finished (exit ${code})\n${stdout}\n${stderr}`)));
+  });
+}
 
 describe("the audit log holds a turn's calls when the program answers it", () => {
   it("pablo acp: on each prompt's response, prompt after prompt", async () => {
@@ -48,6 +73,22 @@ describe("the audit log holds a turn's calls when the program answers it", () =>
       expect(response.stopReason).toBe("end_turn");
       expected.push([`t${turn}a`, "allow"], [`t${turn}b`, "allow"]);
       expect({ turn, onResponse }).toEqual({ turn, onResponse: expected });
+    }
+  });
+
+  it("pablo run: when --json prints run.finished, run after run", async () => {
+    for (let run = 0; run < 6; run++) {
+      const home = freshHome();
+      const workspace = home.dir("project", { "notes.txt": "hello\n" });
+      const model = twoReadsPerTurn(home, 1);
+      const onFinished = await recordedOnFinished(home, ["read it", "--model", model], workspace);
+      expect({ run, onFinished }).toEqual({
+        run,
+        onFinished: [
+          ["t0a", "allow"],
+          ["t0b", "allow"],
+        ],
+      });
     }
   });
 });
