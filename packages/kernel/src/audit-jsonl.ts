@@ -27,11 +27,12 @@ import { withFileLock } from "./file-lock.js";
 
 /**
  * The audit log as a file of JSON lines, hash-chained. Records a call hands to `write` are queued
- * and written at the end of the event-loop turn (or once {@link MAX_QUEUED_RECORDS} wait), each
- * batch in one `write(2)` to an `O_APPEND` descriptor while holding a lock file: the store reads
- * the last record's hash under the lock, links the batch to it and writes the whole lines, so
- * concurrent sessions and processes extend one chain without interleaving, and the lock file is
- * made once per batch rather than once per call.
+ * and written from a `setImmediate` callback, in the event loop's next check phase (after the I/O
+ * it polls for, not before it), or at once when {@link MAX_QUEUED_RECORDS} wait. Each batch goes
+ * out in one `write(2)` to an `O_APPEND` descriptor while holding a lock file: the store reads the
+ * last record's hash under the lock, links the batch to it and writes the whole lines, so
+ * concurrent sessions and processes extend one chain without interleaving, and the lock is taken
+ * once per batch rather than once per call.
  *
  * Queued records are written on `flush()`, `close()`, `append()`, a read through this store,
  * after a cancelled call (the kernel flushes its sink then), and when the process exits, through
@@ -49,6 +50,7 @@ export class JsonlAuditStore implements AuditStore {
   #cached: { head: ChainHead; size: number } | undefined;
   #queue: AuditRecord[] = [];
   #scheduled = false;
+  readonly #out = new LineBuffer();
 
   constructor(path: string, options: AuditStoreOptions = {}) {
     this.path = path;
@@ -132,18 +134,21 @@ export class JsonlAuditStore implements AuditStore {
     const kept = this.options.accesses === "none" ? records.map(withoutAccesses) : records;
     return withFileLock(this.path, () => {
       const size = fstatSync(fd).size;
-      let head = this.#cached?.size === size ? this.#cached.head : lastHead(fd, size);
+      // Nobody wrote since this store did: its head is the file's, and its last line ended whole.
+      const cached = this.#cached?.size === size ? this.#cached : undefined;
+      let head = cached ? cached.head : lastHead(fd, size);
       const stored: StoredAuditRecord[] = [];
       // A line cut short by a crash is closed first, so this batch starts a line of its own.
-      let text = size > 0 && !endsWithNewline(fd, size) ? "\n" : "";
+      const out = this.#out.start(!cached && size > 0 && !endsWithNewline(fd, size) ? "\n" : "");
       for (const record of kept) {
         const linked = chainLine(record, head);
         stored.push(linked.stored);
-        text += `${linked.line}\n`;
+        out.line(linked.line);
         head = { seq: linked.stored.seq, hash: linked.stored.hash };
       }
-      const bytes = Buffer.from(text, "utf8");
+      const bytes = out.bytes();
       writeAll(fd, bytes);
+      out.release();
       if (this.options.durable) fsyncSync(fd);
       // The size this store expects next time; if another writer appended meanwhile it differs.
       if (head) this.#cached = { head, size: size + bytes.length };
@@ -247,6 +252,51 @@ function endsWithNewline(fd: number, size: number): boolean {
   readSync(fd, last, 0, 1, size - 1);
   return last[0] === 0x0a;
 }
+
+/**
+ * The bytes of one batch, encoded line by line into a buffer kept from batch to batch. A fresh
+ * buffer per batch (or `Buffer.from` of the joined text) costs an allocation, a flattened string
+ * and, for a batch of hundreds of records, page faults on memory the kernel has to hand over
+ * anew each time; what a batch needs is bounded by {@link MAX_QUEUED_RECORDS} records.
+ */
+class LineBuffer {
+  #buffer = Buffer.allocUnsafeSlow(64 * 1024);
+  #length = 0;
+
+  start(prefix: string): this {
+    this.#length = 0;
+    if (prefix !== "") this.#append(prefix);
+    return this;
+  }
+
+  line(text: string): void {
+    this.#append(text);
+    this.#append("\n");
+  }
+
+  bytes(): Buffer {
+    return this.#buffer.subarray(0, this.#length);
+  }
+
+  /** Gives back a buffer grown past what ordinary batches need. */
+  release(): void {
+    if (this.#buffer.length > RETAINED_BUFFER_BYTES) this.#buffer = Buffer.allocUnsafeSlow(64 * 1024);
+    this.#length = 0;
+  }
+
+  #append(text: string): void {
+    // A UTF-16 unit encodes to at most three bytes of UTF-8.
+    const worst = this.#length + text.length * 3;
+    if (worst > this.#buffer.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(worst, this.#buffer.length * 2));
+      this.#buffer.copy(grown, 0, 0, this.#length);
+      this.#buffer = grown;
+    }
+    this.#length += this.#buffer.write(text, this.#length, "utf8");
+  }
+}
+
+const RETAINED_BUFFER_BYTES = 4 * 1024 * 1024;
 
 function writeAll(fd: number, data: Buffer): void {
   let written = 0;

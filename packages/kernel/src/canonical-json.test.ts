@@ -30,6 +30,39 @@ describe("canonical JSON", () => {
     );
   });
 
+  it("agrees when objects of one key set come back in other orders, values and more shapes than it keeps", () => {
+    // Key sets drawn from a small pool, so shapes repeat, collide in length and overflow the
+    // writer's memory of recent shapes; each object is checked on its own.
+    const pool = ["a", "b", "c", "d", "e", "f", "g", "10", "2", "__proto__", "toJSON", "h i", "\u00e9"];
+    const keyed = fc.uniqueArray(fc.constantFrom(...pool), { maxLength: pool.length });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(keyed, fc.array(fc.jsonValue({ maxDepth: 1 }), { minLength: 13, maxLength: 13 })), {
+          minLength: 1,
+          maxLength: 40,
+        }),
+        (objects) => {
+          for (const [keys, values] of objects) {
+            const value: Record<string, unknown> = {};
+            for (const [i, key] of keys.entries()) {
+              Object.defineProperty(value, key, {
+                value: values[i],
+                enumerable: true,
+                writable: true,
+                configurable: true,
+              });
+            }
+            expect(canonicalJson(value)).toBe(sortedCopyJson(value));
+            expect(canonicalJson({ nested: value, list: [value, value] })).toBe(
+              sortedCopyJson({ nested: value, list: [value, value] }),
+            );
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it("agrees on text that needs escaping: quotes, backslashes, controls, lone and paired surrogates", () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string({ unit: "binary" }), fc.string({ unit: "binary" })), (value) => {

@@ -86,15 +86,62 @@ function writeCanonical(value: unknown, depth: number): string | undefined {
     }
     return `${out}]`;
   }
+  const shape = shapeOf(Object.keys(value));
   let out = "";
-  for (const key of canonicalKeyOrder(Object.keys(value))) {
+  for (let i = 0; i < shape.order.length; i++) {
+    const text = writeCanonical((value as Record<string, unknown>)[shape.order[i] as string], depth + 1);
+    if (text !== undefined)
+      out += out === "" ? (shape.labels[i] as string).slice(1) + text : shape.labels[i] + text;
+  }
+  return `{${out}}`;
+}
+
+/** An object's keys in canonical order, each with its `,"key":` label written out. */
+interface Shape {
+  readonly keys: readonly string[];
+  readonly order: readonly string[];
+  readonly labels: readonly string[];
+}
+
+/**
+ * Shapes seen lately, by key count. The objects hashed on every call (audit records, their
+ * subjects, arguments) come in a few shapes over and over: finding one here costs a comparison
+ * per key (property names are interned strings), sorting and quoting them costs far more.
+ */
+const shapes = new Map<number, Shape[]>();
+const SHAPES_PER_LENGTH = 8;
+const MAX_CACHED_KEYS = 64;
+
+function shapeOf(keys: string[]): Shape {
+  const cached = keys.length <= MAX_CACHED_KEYS ? shapes.get(keys.length) : undefined;
+  if (cached) {
+    for (const shape of cached) if (sameKeys(shape.keys, keys)) return shape;
+  }
+  const shape = newShape(keys);
+  if (keys.length > MAX_CACHED_KEYS) return shape;
+  if (!cached) shapes.set(keys.length, [shape]);
+  else {
+    // The newest first; the oldest goes once the bucket is full.
+    cached.unshift(shape);
+    if (cached.length > SHAPES_PER_LENGTH) cached.pop();
+  }
+  return shape;
+}
+
+function newShape(keys: string[]): Shape {
+  const order = canonicalKeyOrder([...keys]);
+  const labels = order.map((key) => {
     // A sorted copy's `__proto__` assignment sets a prototype instead of a key, and a copied
     // `toJSON` runs: both are left to the general path, which defines the output.
     if (key === "toJSON" || key === "__proto__") throw NOT_PLAIN;
-    const text = writeCanonical((value as Record<string, unknown>)[key], depth + 1);
-    if (text !== undefined) out += `,${quote(key)}:${text}`;
-  }
-  return out === "" ? "{}" : `{${out.slice(1)}}`;
+    return `,${quote(key)}:`;
+  });
+  return { keys, order, labels };
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
