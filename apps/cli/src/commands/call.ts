@@ -33,6 +33,8 @@ export async function callCommand(
     return Exit.OK;
   }
   const outcome = await task.session.call({ tool: options.tool, args: options.args, signal: io.signal });
+  // Whoever reads the log on the printed outcome finds the call's record there.
+  await task.session.flushAudit();
   const scrubbed = scrub(outcome.serialized, task.credentials.resolvedValues());
   if (options.json) {
     io.stdout(`${scrubbed}\n`);

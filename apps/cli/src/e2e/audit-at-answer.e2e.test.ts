@@ -6,6 +6,8 @@
  * test sees is the program's own.
  */
 import { spawn } from "node:child_process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { startAcp } from "./acp-harness.js";
 import { freshHome, type Home, PABLO_BIN, personEnv } from "./harness.js";
@@ -91,4 +93,66 @@ describe("the audit log holds a turn's calls when the program answers it", () =>
       });
     }
   });
+
+  it("pablo mcp serve: on each tools/call result, call after call", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project", { "notes.txt": "hello\n" });
+    const client = new Client({ name: "audit-at-answer", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [PABLO_BIN, "mcp", "serve"],
+        cwd: workspace,
+        env: personEnv(home),
+        stderr: "ignore",
+      }),
+    );
+    onTestFinished(() => client.close());
+    for (let call = 1; call <= 20; call++) {
+      const result = await client.callTool({ name: "fs_read", arguments: { path: "notes.txt" } });
+      const onResult = home.audit().map((r) => r["decision"]);
+      expect(result.isError ?? false).toBe(false);
+      expect({ call, onResult }).toEqual({ call, onResult: Array(call).fill("allow") });
+    }
+  });
+
+  it("pablo call --json: when the outcome is printed, call after call", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project", { "notes.txt": "hello\n" });
+    for (let call = 1; call <= 6; call++) {
+      const onOutcome = await recordedOnOutput(
+        home,
+        ["call", "fs.read", "--args", '{"path":"notes.txt"}', "--json"],
+        workspace,
+      );
+      expect({ call, onOutcome: onOutcome.map((r) => r[1]) }).toEqual({
+        call,
+        onOutcome: Array(call).fill("allow"),
+      });
+    }
+  });
 });
+
+/** Runs pablo; resolves with the audit log as it was when the first whole line reached stdout. */
+function recordedOnOutput(home: Home, args: readonly string[], cwd: string): Promise<unknown[][]> {
+  const child = spawn(process.execPath, [PABLO_BIN, ...args], {
+    cwd,
+    env: personEnv(home),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  onTestFinished(() => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  });
+  return new Promise((resolve, reject) => {
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+      if (stdout.includes("\n")) resolve(recorded(home));
+    });
+    child.on("close", (code) => reject(new Error(`no output (exit ${code})\n${stdout}\n${stderr}`)));
+  });
+}

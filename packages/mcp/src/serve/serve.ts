@@ -101,6 +101,8 @@ function createMcpServer(session: Session, options: ServeOptions): Server {
         callId,
         signal: extra.signal,
       });
+      // The call's audit record is on disk before its result reaches the client.
+      await session.flushAudit();
       return toCallToolResult(outcome);
     } finally {
       unregister?.();
