@@ -70,6 +70,13 @@ if (cliAvailable()) {
   console.log(
     `  the call's own totalMs (audit record): ${cli.insideMs.toFixed(0)} ms, ${inside.toFixed(2)}x rg`,
   );
+  // Where the rest goes: the CLI's work around any call (a one-file search) against the search.
+  const around = cli.tinyMs - cli.helpMs;
+  console.log(
+    `  pablo call over one file: ${cli.tinyMs.toFixed(0)} ms, so the CLI spends ${around.toFixed(0)} ms ` +
+      `(${(around / cli.rgMs).toFixed(2)}x rg) around a call beyond --help; the search itself: ` +
+      `${((cli.callMs - cli.tinyMs) / cli.rgMs).toFixed(2)}x rg`,
+  );
 } else {
   console.log(`pablo call measurement skipped: ${CLI} is not built (pnpm --filter pablo build)`);
 }

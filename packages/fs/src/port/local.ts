@@ -29,8 +29,8 @@ const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK
 export interface LocalFsOptions {
   /**
    * Milliseconds a search works on the calling thread before it starts the worker threads (default
-   * {@link SCAN_STARTUP_MS}); it goes on scanning there until they are up. 0 hands every batch to
-   * the threads, starting them at once.
+   * {@link SCAN_STARTUP_MS}); it goes on scanning there until they are up, then queues batches that
+   * the workers and the calling thread take as they get free. 0 queues every batch at once.
    */
   readonly scanStartupMs?: number | undefined;
 }
@@ -54,7 +54,11 @@ export function createLocalFs(options: LocalFsOptions = {}): FsPort {
   return { ...localFs, scanReady: (searchedMs) => scanReady(searchedMs, startup) };
 }
 
-/** Past `startup`, starts the pool; true once its threads are up (at once when `startup` is 0). */
+/**
+ * Past `startup`, starts the pool; true once its threads are up, the calling thread scanning alone
+ * until then (at once when `startup` is 0: the calling thread then takes queued batches itself,
+ * through `scanQueued`, until the threads are up).
+ */
 function scanReady(searchedMs: number, startup: number): boolean {
   const pool = sharedScanPool();
   if (pool.ready) return true;
@@ -179,11 +183,19 @@ const localFs: FsPort = {
   },
 
   scanFiles(dir, names, request) {
-    return sharedScanPool().run({ dir, names, ...request });
+    return sharedScanPool().run({ dir, names, ...request }, request);
   },
 
   scanReady(searchedMs) {
     return scanReady(searchedMs, SCAN_STARTUP_MS);
+  },
+
+  scanQueued(pacer, spare) {
+    return sharedScanPool().scanHere(pacer, spare);
+  },
+
+  cancelScans(request) {
+    sharedScanPool().cancel(request);
   },
 };
 

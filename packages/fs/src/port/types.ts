@@ -61,6 +61,26 @@ export interface FsPort {
    * say true once they are up. Absent: `scanFiles` is used from the first file.
    */
   scanReady?(searchedMs: number): boolean;
+  /**
+   * Optional, with `scanFiles`: scans on the calling thread the oldest batch given to `scanFiles`
+   * that no worker has taken yet (so it is answered from here), pausing when `pacer` says so;
+   * resolves false when none was left. With `spare`, a batch is taken only while enough would be
+   * left to keep the workers busy (for a caller with other work to do, such as walking on).
+   * Contract: scans exactly as `scanFiles` does.
+   */
+  scanQueued?(pacer: Pacer, spare: boolean): Promise<boolean>;
+  /**
+   * Optional, with `scanFiles`: drops the batches made with this `request` object that nobody has
+   * taken; their promises reject and their files are never opened (a stopped search's leftovers).
+   */
+  cancelScans?(request: ScanRequest): void;
+}
+
+/** Long work on the calling thread asks `due()` between steps and awaits `pause()` when it says so. */
+export interface Pacer {
+  /** Whether the work's time slice is used up; throws once the work is cancelled. */
+  due(): boolean;
+  pause(): Promise<void>;
 }
 
 /** What to look for in a batch of files. */

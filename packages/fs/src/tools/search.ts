@@ -120,17 +120,19 @@ async function search(
   let bound: Bound | undefined;
   if (leaf.type === "file") {
     if (include && !include(resolved.name ?? "")) tally.skipped.excluded++;
-    else bound = await searchOpenFile(common, leaf.handle, leaf.info.size, pathOf([]));
+    else bound = await searchOpenFile(common, leaf.handle, leaf.info.size, () => pathOf([]));
   } else if (leaf.type === "directory") {
     const limits = { maxDepth: minDefined(args.max_depth, quotas.search_depth), maxEntries: quotas.entries };
-    // Worker threads scan when the port offers them (once they are up: a small tree is done
+    // Worker threads scan beside this thread when the port offers them (a small tree is done
     // before they would have started); a scan-byte quota keeps the search on one thread, so the quota bounds
     // what is read and not only what is reported.
     const scanFiles = env.io.scanFiles?.bind(env.io);
     if (scanFiles && quotas.scan_bytes === undefined) {
       const scanReady = env.io.scanReady?.bind(env.io) ?? (() => true);
+      const scanQueued = env.io.scanQueued?.bind(env.io);
+      const cancelScans = env.io.cancelScans?.bind(env.io);
       bound = await searchParallel(
-        { ...common, scanFiles, scanReady, include, maxMatches, pathOf },
+        { ...common, scanFiles, scanReady, scanQueued, cancelScans, include, maxMatches, pathOf },
         leaf.handle,
         limits,
       );
@@ -143,7 +145,7 @@ async function search(
             tally.skipped.excluded++;
             return undefined;
           }
-          return searchListedFile(common, dir, name, pathOf(relative));
+          return searchListedFile(common, dir, name, () => pathOf(relative));
         },
         limits,
         yielder,

@@ -1,89 +1,179 @@
+import { isUtf8 } from "node:buffer";
+import * as fs from "node:fs";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import type { BatchScan } from "../port/types.js";
-import { type ScanJob, workerSource } from "./scan-worker.js";
+import type { BatchScan, Pacer } from "../port/types.js";
+import { findLines, literalNeedle } from "./lines.js";
+import {
+  CLAIM_DROPPED,
+  CLAIM_HERE,
+  emptyScan,
+  type FileScanner,
+  fileScanner,
+  type ScanJob,
+  workerSource,
+} from "./scan-worker.js";
 
 const IDLE_MS = 30_000;
-const MAX_WORKERS = 4;
-/** Files queued for one worker before they are posted together: a message costs about as much as scanning a few files. */
-const POST_FILES = 256;
+/** Workers besides the calling thread, which scans too: one per further core, up to three. */
+const MAX_WORKERS = 3;
+/**
+ * Files per worker the calling thread leaves queued when it has other work: more than a worker
+ * scans while the calling thread scans one batch and walks on (batches are at most 128 files).
+ */
+const SPARE_FILES = 256;
 
-interface Pending {
+export interface ScanPoolOptions {
+  /** Worker threads to start (default: one per core beyond the calling thread's, 1 to 3); 0 scans only here. */
+  readonly workers?: number | undefined;
+}
+
+interface Queued {
+  readonly job: ScanJob;
+  /** What {@link ScanPool.cancel} recognizes the batch by (the search's request object). */
+  readonly group: object | undefined;
   resolve(results: BatchScan): void;
   reject(error: Error): void;
 }
 
 interface Slot {
   readonly worker: Worker;
-  jobs: ScanJob[];
-  files: number;
   online: boolean;
 }
 
 /**
- * Search worker threads, started on first use, one per core up to four, and stopped after 30 s
- * without work. They hold the process open only while a batch is pending. Batches bound for one
- * worker are posted together once they name {@link POST_FILES} files, or when the event loop next
- * turns, so a tree of small directories does not pay a message (and a thread wake-up) for each.
+ * Search worker threads, started on first use and stopped after 30 s without work, plus the
+ * calling thread. Every batch is posted to every worker at once and goes to whoever claims it
+ * first (a compare-and-swap on a word shared with the batch): a worker as soon as it is free, or
+ * the calling thread through {@link scanHere} whenever it has nothing better to do. So a cold pool
+ * costs nothing while its threads boot (the calling thread takes the batches meanwhile), and no
+ * worker waits for the calling thread to hand it work. Workers hold the process open only while a
+ * batch is pending.
  */
 export class ScanPool {
+  readonly #workers: number;
   readonly #slots: Slot[] = [];
-  readonly #pending = new Map<number, Pending>();
+  readonly #pending = new Map<number, Queued>();
+  /** Batches in the order they were made; those already claimed are dropped from the front. */
+  #queue: Queued[] = [];
+  #head = 0;
+  /** Files in `#queue` from `#head` on: what is still to take, give or take a claim in flight. */
+  #queuedFiles = 0;
   #sequence = 0;
-  #next = 0;
   #idle: NodeJS.Timeout | undefined;
-  #flush: NodeJS.Immediate | undefined;
+  #here: FileScanner | undefined;
+
+  constructor(options: ScanPoolOptions = {}) {
+    this.#workers = options.workers ?? Math.max(1, Math.min(MAX_WORKERS, availableParallelism() - 1));
+  }
 
   /** Whether the worker threads have been started (and not stopped). */
   get running(): boolean {
     return this.#slots.length > 0;
   }
 
-  /** Whether every worker thread is up, so a batch waits for no start-up. */
+  /** Whether every worker thread is up. */
   get ready(): boolean {
     return this.#slots.length > 0 && this.#slots.every((slot) => slot.online);
   }
 
   /** Starts the worker threads unless they run; they stop again after 30 s without work. */
   start(): void {
-    if (this.#slots.length > 0) return;
+    if (this.#slots.length > 0 || this.#workers === 0) return;
     this.#ensure();
     this.#rest();
   }
 
-  run(job: Omit<ScanJob, "id">): Promise<BatchScan> {
+  /**
+   * Queues a batch; it is answered by a worker or by {@link scanHere}, whichever claims it first.
+   * `group` (any object) names the batches {@link cancel} may drop together.
+   */
+  run(batch: Omit<ScanJob, "id" | "claim">, group?: object): Promise<BatchScan> {
     const slots = this.#ensure();
-    const slot = slots[this.#next % slots.length] as Slot;
     const id = ++this.#sequence;
+    const job: ScanJob = { ...batch, id, claim: new Int32Array(new SharedArrayBuffer(4)) };
     clearTimeout(this.#idle);
     if (this.#pending.size === 0) for (const s of slots) s.worker.ref();
     return new Promise<BatchScan>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      slot.jobs.push({ ...job, id });
-      slot.files += job.names.length;
-      if (slot.files >= POST_FILES) {
-        this.#post(slot);
-        this.#next++;
-      }
-      this.#flush ??= setImmediate(() => {
-        this.#flush = undefined;
-        for (const s of this.#slots) this.#post(s);
-      });
+      const queued = { job, group, resolve, reject };
+      this.#pending.set(id, queued);
+      this.#queue.push(queued);
+      this.#queuedFiles += batch.names.length;
+      for (const slot of slots) slot.worker.postMessage(job);
     });
   }
 
-  #post(slot: Slot): void {
-    if (slot.jobs.length === 0) return;
-    slot.worker.postMessage(slot.jobs);
-    slot.jobs = [];
-    slot.files = 0;
+  /**
+   * Claims the oldest batch no worker has taken and scans it on this thread, file by file, pausing
+   * when `pacer` says its slice is used up; false when nothing was left to take. With `spare`, a
+   * batch is taken only while {@link SPARE_FILES} per worker would still wait for the workers, so
+   * they do not run dry while this thread is busy.
+   */
+  async scanHere(pacer: Pacer, spare = false): Promise<boolean> {
+    const queued = this.#claimOldest(spare ? SPARE_FILES * this.#workers : 0);
+    if (!queued) return false;
+    const { job } = queued;
+    this.#here ??= fileScanner(findLines, literalNeedle, { fs, isUtf8 });
+    const out = emptyScan();
+    try {
+      for (let i = 0; i < job.names.length; i++) {
+        this.#here(job, i, out);
+        if (pacer.due()) await pacer.pause();
+      }
+    } catch (error) {
+      this.#pending.delete(job.id);
+      queued.reject(error as Error);
+      throw error;
+    }
+    this.#settle(job.id, out);
+    return true;
+  }
+
+  /** Drops the batches of `group` that nobody has claimed; they reject, and no thread will open their files. */
+  cancel(group: object): void {
+    for (let i = this.#head; i < this.#queue.length; i++) {
+      const queued = this.#queue[i] as Queued;
+      const { job } = queued;
+      if (queued.group !== group) continue;
+      if (Atomics.compareExchange(job.claim, 0, 0, CLAIM_DROPPED) !== 0) continue;
+      this.#pending.delete(job.id);
+      queued.reject(new Error("the search batch was dropped"));
+    }
+    if (this.#pending.size === 0) this.#rest();
+  }
+
+  #claimOldest(leave: number): Queued | undefined {
+    for (;;) {
+      const queued = this.#queue[this.#head];
+      if (!queued) {
+        this.#queue = [];
+        this.#head = 0;
+        return undefined;
+      }
+      if (Atomics.load(queued.job.claim, 0) !== 0) {
+        this.#pop();
+        continue;
+      }
+      if (this.#queuedFiles - queued.job.names.length < leave) return undefined;
+      this.#pop();
+      if (Atomics.compareExchange(queued.job.claim, 0, 0, CLAIM_HERE) === 0) return queued;
+    }
+  }
+
+  #pop(): void {
+    const queued = this.#queue[this.#head++] as Queued;
+    this.#queuedFiles -= queued.job.names.length;
+    // Compact now and then, so a long search does not keep every batch it made.
+    if (this.#head >= 1024 && this.#head * 2 >= this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head);
+      this.#head = 0;
+    }
   }
 
   #ensure(): Slot[] {
-    if (this.#slots.length > 0) return this.#slots;
-    const count = Math.max(1, Math.min(MAX_WORKERS, availableParallelism()));
-    for (let i = 0; i < count; i++) {
-      const slot: Slot = { worker: this.#spawn(), jobs: [], files: 0, online: false };
+    if (this.#slots.length > 0 || this.#workers === 0) return this.#slots;
+    for (let i = 0; i < this.#workers; i++) {
+      const slot: Slot = { worker: this.#spawn(), online: false };
       slot.worker.once("online", () => {
         slot.online = true;
       });
@@ -121,9 +211,16 @@ export class ScanPool {
     if (this.#pending.size === 0) this.#rest();
   }
 
+  /** Fails every pending batch; those nobody claimed are dropped so no thread opens their files later. */
   #fail(error: Error): void {
-    for (const pending of this.#pending.values()) pending.reject(error);
+    for (const pending of this.#pending.values()) {
+      Atomics.compareExchange(pending.job.claim, 0, 0, CLAIM_DROPPED);
+      pending.reject(error);
+    }
     this.#pending.clear();
+    this.#queue = [];
+    this.#head = 0;
+    this.#queuedFiles = 0;
     this.#rest();
   }
 
@@ -138,9 +235,8 @@ export class ScanPool {
   close(): void {
     const slots = this.#slots.splice(0);
     clearTimeout(this.#idle);
-    for (const pending of this.#pending.values())
-      pending.reject(new Error("the search workers were stopped"));
-    this.#pending.clear();
+    this.#fail(new Error("the search workers were stopped"));
+    clearTimeout(this.#idle);
     for (const slot of slots) void slot.worker.terminate();
   }
 }

@@ -19,6 +19,10 @@ export interface ParallelSearch extends SearchFile {
   readonly scanFiles: NonNullable<FsPort["scanFiles"]>;
   /** Whether to hand files to `scanFiles` yet, so many milliseconds into the search (see FsPort). */
   readonly scanReady: NonNullable<FsPort["scanReady"]>;
+  /** Takes a queued batch on this thread (see FsPort); absent, this thread only walks and waits. */
+  readonly scanQueued: FsPort["scanQueued"];
+  /** Drops this search's batches nobody took, once it stops early (see FsPort). */
+  readonly cancelScans: FsPort["cancelScans"];
   readonly include: ((name: string) => boolean) | undefined;
   readonly maxMatches: number;
   readonly pathOf: (relative: readonly string[]) => string;
@@ -29,12 +33,14 @@ const BATCH = 128;
 const WINDOW = 64;
 
 /**
- * The walk runs on this thread while worker threads scan runs of files; their answers are consumed
- * strictly in walk order, so bounds and counts are those of a serial search. Until the port says its
- * workers are ready it scans files itself, so a small tree is done before threads would have
- * started and a large one does not wait for them. A directory descriptor stays open until every batch
- * naming it has been answered and consumed, because a closed descriptor's number can be reused by
- * another directory while a worker still resolves names against it.
+ * The walk runs on this thread while worker threads scan runs of files; answers are consumed
+ * strictly in walk order, so bounds and counts are those of a serial search. Until the port says to
+ * hand files over it scans them itself, so a small tree is done before threads would have started.
+ * After that it queues batches and, between directories and whenever it would wait, takes queued
+ * batches itself (`scanQueued`): so a cold pool's boot costs no time and the calling thread is one
+ * more scanner. A directory descriptor stays open until every batch naming it has been answered and
+ * consumed, because a closed descriptor's number can be reused by another directory while a worker
+ * still resolves names against it.
  */
 export async function searchParallel(
   search: ParallelSearch,
@@ -82,7 +88,7 @@ export async function searchParallel(
       const name = names[i++] as string;
       if (search.include && !search.include(name)) tally.skipped.excluded++;
       else {
-        stopped = await searchListedFile(search, dir, name, search.pathOf([...relative, name]));
+        stopped = await searchListedFile(search, dir, name, () => search.pathOf([...relative, name]));
         if (stopped) break;
       }
       handOff = search.scanReady(performance.now() - began);
@@ -100,11 +106,20 @@ export async function searchParallel(
       await release(event.dir);
     }
   };
-  /** Consumes answered events in order; blocks on the oldest while more than `window` wait. */
+  /** Takes one queued batch on this thread; `spare` leaves the workers enough to go on with. */
+  const help = async (spare: boolean) =>
+    search.scanQueued !== undefined && (await search.scanQueued(search.yielder, spare));
+  /**
+   * Consumes answered events in order; while more than `window` wait, it blocks on the oldest,
+   * after taking on this thread whatever batches are still queued.
+   */
   const drain = async (window: number) => {
     while (stopped === undefined && head < events.length) {
       const event = events[head] as Event;
-      if (event.kind === "run" && !event.settled && events.length - head <= window) break;
+      if (event.kind === "run" && !event.settled) {
+        if (events.length - head <= window) break;
+        if (await help(false)) continue;
+      }
       head++;
       stopped = await consume(event);
     }
@@ -120,6 +135,8 @@ export async function searchParallel(
           if (stopped) return stopped;
           for (let i = here; i < names.length; i += BATCH) dispatch(dir, relative, names.slice(i, i + BATCH));
           await drain(WINDOW);
+          // Scan here what the workers would not get to soon, then walk on to feed them.
+          while (stopped === undefined && (await help(true))) await drain(WINDOW);
           return stopped;
         },
       },
@@ -139,7 +156,9 @@ export async function searchParallel(
     await drain(0);
     return stopped ?? walked.bound;
   } finally {
-    // Abandoned batches (a bound, a cancellation, an error) are waited for before their directories close.
+    // Abandoned batches (a bound, a cancellation, an error) nobody took are dropped; the others are
+    // waited for before their directories close.
+    search.cancelScans?.(request);
     for (const event of events.slice(head)) {
       if (event.kind !== "run") continue;
       await event.answer.catch(() => undefined);
@@ -176,14 +195,16 @@ async function consumeRun(
             matches: hit.matches,
             more: false,
           })
-        : tally.add("", { bytes, binary: false, matches: [], more: false });
+        : tally.addUnmatched(bytes);
       if (bound) return bound;
     } else if (status === 1) tally.skipped.symlinks++;
     else if (status === 2) tally.skipped.special++;
     else if (status === 4) tally.skipped.large++;
     else if (status === 5) {
       const name = event.names[i] as string;
-      const bound = await searchListedFile(search, event.dir, name, search.pathOf([...event.relative, name]));
+      const bound = await searchListedFile(search, event.dir, name, () =>
+        search.pathOf([...event.relative, name]),
+      );
       if (bound) return bound;
     } else if (status === 6) {
       const error = answer.errors.find((e) => e.index === index);

@@ -17,12 +17,15 @@ export interface SearchFile {
   readonly buffers: { buffer: Buffer };
 }
 
-/** Searches one open regular file on this thread and adds it to the tally. */
+/**
+ * Searches one open regular file on this thread and adds it to the tally. `path` is called only
+ * for a file that matched: most files do not, and their paths need not be built.
+ */
 export async function searchOpenFile(
   search: SearchFile,
   handle: number,
   size: number,
-  path: string,
+  path: () => string,
 ): Promise<Bound | undefined> {
   const { tally } = search;
   if (search.fileBytes !== undefined && size > search.fileBytes) {
@@ -39,7 +42,8 @@ export async function searchOpenFile(
     search.buffers,
     search.yielder,
   );
-  return tally.add(path, found);
+  if (found.matches.length === 0 && !found.binary && !found.more) return tally.addUnmatched(found.bytes);
+  return tally.add(path(), found);
 }
 
 /** Opens a listed file without following links and searches it; a swapped or vanished entry is counted and skipped. */
@@ -47,7 +51,7 @@ export async function searchListedFile(
   search: SearchFile,
   dir: number,
   name: string,
-  path: string,
+  path: () => string,
 ): Promise<Bound | undefined> {
   let opened: { handle: number; info: { size: number } };
   try {

@@ -41,6 +41,13 @@ export class SearchTally {
     return this.#scanBytes === undefined || this.bytes + size <= this.#scanBytes;
   }
 
+  /** Adds a scanned file that is not binary and had no matching line (nor more): no bound falls there. */
+  addUnmatched(bytes: number): undefined {
+    this.files++;
+    this.bytes += bytes;
+    return undefined;
+  }
+
   /** Adds a scanned file; returns `matches` when it holds more matching lines than are still wanted. */
   add(path: string, file: ScannedFile): Bound | undefined {
     this.files++;
