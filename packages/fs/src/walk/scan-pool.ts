@@ -218,13 +218,16 @@ export class ScanPool {
       pending.reject(error);
     }
     this.#pending.clear();
-    this.#queue = [];
-    this.#head = 0;
-    this.#queuedFiles = 0;
     this.#rest();
   }
 
   #rest(): void {
+    // Nothing pending: whatever the queue still holds was claimed or dropped.
+    if (this.#pending.size === 0) {
+      this.#queue = [];
+      this.#head = 0;
+      this.#queuedFiles = 0;
+    }
     for (const slot of this.#slots) slot.worker.unref();
     clearTimeout(this.#idle);
     this.#idle = setTimeout(() => this.close(), IDLE_MS);
