@@ -4,16 +4,20 @@
 // files (typebox alone is seven hundred), which cost over a second before any work began. One
 // bundle with code splitting keeps the dynamic import() boundaries in cli.ts and providers.ts as
 // separate chunks, so a command loads only the code it runs.
-import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { flattenBarrelImports } from "./flatten-barrels.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 // The bundle is the whole build (types are checked by `tsc --noEmit`). It is written beside dist/
 // and swapped in whole, so a failed build leaves the last good binary and nothing stale survives.
 const next = join(root, "dist.next");
 await rm(next, { recursive: true, force: true });
+
+const REQUIRE_BANNER =
+  'import { createRequire as __pabloCreateRequire } from "node:module"; const require = __pabloCreateRequire(import.meta.url);';
 
 const result = await build({
   absWorkingDir: root,
@@ -31,11 +35,10 @@ const result = await build({
   // A native addon cannot be bundled; @pablo/audit loads it lazily and reports SQLITE_UNAVAILABLE
   // where it is missing, so it is resolved at run time from this package's node_modules.
   external: ["better-sqlite3"],
-  plugins: [sideEffectFreeDependencies(), typeboxNamespaceImports()],
-  // Bundled CommonJS dependencies call require(); an ES module has none, so each chunk gets one.
-  banner: {
-    js: 'import { createRequire as __pabloCreateRequire } from "node:module"; const require = __pabloCreateRequire(import.meta.url);',
-  },
+  plugins: [sideEffectFreeDependencies(), sourceRewrites()],
+  // Bundled CommonJS dependencies call require(); an ES module has none, so each chunk gets one
+  // (and keeps it only if it names require: see dropUnusedRequire).
+  banner: { js: REQUIRE_BANNER },
 });
 
 /**
@@ -69,31 +72,63 @@ function sideEffectFreeDependencies() {
  * as `Type.Object(...)` keeps just the builders a chunk calls, where a default export that is a
  * namespace object keeps all of them (the template-literal and script parsers with the rest).
  */
-function typeboxNamespaceImports() {
+function typeboxNamespaceImports(text) {
   const DEFAULT_IMPORT = /^import Type(, \{[^}]*\})? from "typebox";$/m;
+  if (!DEFAULT_IMPORT.test(text)) return undefined;
+  return text.replace(DEFAULT_IMPORT, (_line, named) =>
+    named
+      ? `import * as Type from "typebox/type";\nimport${named.slice(1)} from "typebox";`
+      : 'import * as Type from "typebox/type";',
+  );
+}
+
+/**
+ * The source rewrites above, applied to the CLI's sources and the workspace packages' builds
+ * (one onLoad hook: esbuild runs only the first that returns contents).
+ */
+function sourceRewrites() {
   return {
-    name: "typebox-namespace-imports",
+    name: "source-rewrites",
     setup(pluginBuild) {
       pluginBuild.onLoad(
         { filter: /\/(packages|plugins)\/[^/]+\/dist\/.*\.js$|\/apps\/cli\/src\/.*\.ts$/ },
         async (args) => {
-          const text = await readFile(args.path, "utf8");
-          if (!DEFAULT_IMPORT.test(text)) return undefined;
-          const contents = text.replace(DEFAULT_IMPORT, (_line, named) =>
-            named
-              ? `import * as Type from "typebox/type";\nimport${named.slice(1)} from "typebox";`
-              : 'import * as Type from "typebox/type";',
-          );
-          return {
-            contents,
-            loader: args.path.endsWith(".ts") ? "ts" : "js",
-            resolveDir: dirname(args.path),
+          const original = await readFile(args.path, "utf8");
+          const resolveDir = dirname(args.path);
+          const resolveEntry = async (specifier) => {
+            const resolved = await pluginBuild.resolve(specifier, { kind: "import-statement", resolveDir });
+            return resolved.errors.length > 0 || resolved.external ? undefined : resolved.path;
           };
+          let text = original;
+          text = typeboxNamespaceImports(text) ?? text;
+          text = (await flattenBarrelImports(text, resolveEntry)) ?? text;
+          if (text === original) return undefined;
+          return { contents: text, loader: args.path.endsWith(".ts") ? "ts" : "js", resolveDir };
         },
       );
     },
   };
 }
+
+/**
+ * Blanks the require banner of every output file whose code never names `require` (most chunks:
+ * only bundled CommonJS needs it), so loading a chunk does not build a require function for
+ * nothing. The line stays, empty, so the source maps still line up.
+ */
+async function dropUnusedRequire(dir) {
+  for (const entry of await readdir(dir, { recursive: true })) {
+    if (!entry.endsWith(".js")) continue;
+    const file = join(dir, entry);
+    const text = await readFile(file, "utf8");
+    const at = text.indexOf(REQUIRE_BANNER);
+    if (at < 0) continue;
+    const rest = text.slice(at + REQUIRE_BANNER.length);
+    if (/\brequire\b/.test(rest)) continue;
+    await writeFile(file, text.slice(0, at) + rest);
+  }
+}
+
+await dropUnusedRequire(next);
 
 // PABLO_BUNDLE_META=FILE writes esbuild's metafile, to see which inputs each chunk carries.
 if (result.metafile) await writeFile(process.env.PABLO_BUNDLE_META, JSON.stringify(result.metafile));

@@ -2,7 +2,6 @@ import { dirname, resolve } from "node:path";
 import { type AuditOptions, loadDeploymentFile } from "@pablo/config";
 import { defaultAuditPath } from "@pablo/kernel/node";
 import { type GlobalOptions, type ParsedCommand, UsageError } from "./args.js";
-import { terminalBroker } from "./broker.js";
 import type { ActionSources } from "./commands/actions.js";
 import { ConfigFailure } from "./config-failure.js";
 import { openTask, resolveBindings, type TaskEnvironment, type TaskHooks } from "./distribution.js";
@@ -10,6 +9,14 @@ import { Exit } from "./exit-codes.js";
 import type { Io } from "./output.js";
 import { distributionSections } from "./providers.js";
 import { USAGE } from "./usage.js";
+
+/**
+ * The terminal's permission and question cards (readline, the MCP elicitation field checks), loaded
+ * only when stdin and stderr are terminals: a script or a pipe never has a broker.
+ */
+const load = {
+  broker: () => import("./broker.js"),
+};
 
 /** Opens the task for a command that needs the governed catalog, and always closes it. */
 export async function withTask(
@@ -22,7 +29,7 @@ export async function withTask(
     io.stdout(USAGE);
     return Exit.OK;
   }
-  const broker = io.isTTY ? terminalBroker(io) : undefined;
+  const broker = io.isTTY ? (await load.broker()).terminalBroker(io) : undefined;
   const task = await openTask(parsed.global, {
     cwd: io.cwd,
     env: io.env,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { isatty } from "node:tty";
+import { createRequire } from "node:module";
 import { describeFault } from "./fault.js";
 
 // Whatever escapes a command (a rejected promise in a stream handler, a throw in a timer) ends as
@@ -20,6 +20,15 @@ process.on("SIGINT", () => {
 });
 process.on("SIGTERM", () => controller.abort());
 
+let terminal: boolean | undefined;
+function isTerminal(): boolean {
+  if (terminal === undefined) {
+    const { isatty } = createRequire(import.meta.url)("node:tty") as typeof import("node:tty");
+    terminal = isatty(0) && isatty(2);
+  }
+  return terminal;
+}
+
 // Loaded after the handlers, so even a module that fails to load ends as one coded line.
 const { run } = await import("./cli.js").catch(fault);
 const code = await run(process.argv.slice(2), {
@@ -29,7 +38,10 @@ const code = await run(process.argv.slice(2), {
   get stdin() {
     return process.stdin;
   },
-  isTTY: isatty(0) && isatty(2),
+  // Read on first use: node:tty brings the socket and stream modules, which `--help` never needs.
+  get isTTY() {
+    return isTerminal();
+  },
   columns: () => process.stderr.columns,
   cwd: process.cwd(),
   env: process.env,

@@ -10,7 +10,6 @@ import {
   type BrowserOptions,
   BrowserOptionsSchema,
   browserCandidates,
-  createBrowserPreviewTool,
   findBrowser,
   resolveBrowserOptions,
 } from "@pablo/browser";
@@ -52,10 +51,12 @@ export type { TaskSkills } from "./provider-skills.js";
 
 /**
  * The providers that bring heavy dependencies (an MCP or A2A SDK, database drivers, the skills'
- * SKILL.md and YAML parsers), each loaded only when the deployment configures it: listing the
- * tools of a deployment without them never loads their code. The one lazy boundary per provider.
+ * SKILL.md and YAML parsers, the browser's page runner and file server), each loaded only when the
+ * deployment configures it (or, for the browser, when one is installed): listing the tools of a
+ * deployment without them never loads their code. The one lazy boundary per provider.
  */
 const load = {
+  browser: () => import("./provider-browser.js"),
   mcp: () => import("./provider-mcp.js"),
   a2a: () => import("./provider-a2a.js"),
   actions: () => import("./provider-actions.js"),
@@ -173,7 +174,7 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
     ? createPluginAuthorTools({ workspace: context.workspace, scratch: scratch.path })
     : [];
   const browser = onDisk
-    ? openBrowser(deployment, context.workspace, scratch.path)
+    ? await openBrowser(deployment, context.workspace, scratch.path)
     : { tools: [], diagnostics: [] };
   const builtIn: ToolDefinition[] = [...fsTools, ...shell, ...authorTools, ...browser.tools];
   const actionsSection = deployment.options["actions"];
@@ -270,11 +271,11 @@ export const BROWSER_UNAVAILABLE = CliErrorCode.BROWSER_UNAVAILABLE;
  * BrowserPreview attaches only where a browser is installed at an absolute path (never found
  * through PATH) and `[options.browser] enabled` is not false; otherwise `--explain` says why.
  */
-function openBrowser(
+async function openBrowser(
   deployment: Deployment,
   workspace: string,
   scratchDir: string,
-): { tools: ToolDefinition[]; diagnostics: CatalogDiagnostic[] } {
+): Promise<{ tools: ToolDefinition[]; diagnostics: CatalogDiagnostic[] }> {
   const section = deployment.options["browser"] as BrowserOptions | undefined;
   const options = configured(deployment, "options.browser", () => resolveBrowserOptions(section));
   const note = (message: string) => ({
@@ -284,11 +285,11 @@ function openBrowser(
   if (!options.enabled) return note("BrowserPreview is off: [options.browser] enabled = false");
   const found = findBrowser(browserCandidates(options.path));
   if (!found.ok) return note(`BrowserPreview is not attached: ${found.reason}`);
-  const tool = createBrowserPreviewTool({
+  const tool = (await load.browser()).openBrowserPreview({
     workspace,
     scratchDir,
     browserPath: found.path,
-    ...(section ? { options: section } : {}),
+    section,
   });
   return { tools: [tool], diagnostics: [] };
 }

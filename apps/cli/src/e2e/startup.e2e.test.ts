@@ -20,6 +20,17 @@ const HEAVY = {
   "the browser driver": "node_modules/puppeteer-core/",
   "an HTTP server framework": "node_modules/express/",
   "the SKILL.md and YAML parsers": "node_modules/gray-matter/",
+  // Not on a terminal: no permission or question cards.
+  "the terminal's permission cards": "src/broker.ts",
+  "the terminal's question cards": "src/question-card.ts",
+};
+
+// BrowserPreview's tool, page runner and workspace file server (node:http): loaded only when a
+// browser is found.
+const BROWSER_PREVIEW = {
+  "the browser preview tool": "packages/browser/dist/preview-tool.js",
+  "the browser page runner": "packages/browser/dist/preview-run.js",
+  "the browser preview's file server": "packages/browser/dist/workspace-server.js",
 };
 
 describe("what a command loads to start", () => {
@@ -59,10 +70,33 @@ describe("what a command loads to start", () => {
   });
 });
 
+describe("BrowserPreview's lazy boundary", () => {
+  it("a deployment whose browser is not found loads none of BrowserPreview", async () => {
+    const loaded = await loadedFiles(["tools", "--json"], {
+      "pablo.toml": '[options.browser]\npath = "/nonexistent/chromium"\n',
+    });
+    expect(loaded.exitCode).toBe(0);
+    expect(carriers(loaded.files, "packages/kernel/").length).toBeGreaterThan(0);
+    for (const [what, marker] of Object.entries(BROWSER_PREVIEW)) {
+      expect(carriers(loaded.files, marker), what).toEqual([]);
+    }
+  });
+
+  it("a deployment whose browser is found loads the tool (the boundary opens)", async () => {
+    // Any absolute executable is "found"; listing the tools never starts it.
+    const loaded = await loadedFiles(["tools", "--json"], {
+      "pablo.toml": `[options.browser]\npath = ${JSON.stringify(process.execPath)}\n`,
+    });
+    expect(loaded.exitCode).toBe(0);
+    expect(JSON.parse(loaded.stdout).tools.map((t: { name: string }) => t.name)).toContain("browser.preview");
+    expect(carriers(loaded.files, BROWSER_PREVIEW["the browser preview tool"]).length).toBeGreaterThan(0);
+  });
+});
+
 async function loadedFiles(
   args: readonly string[],
   files: Record<string, string> = {},
-): Promise<{ exitCode: number; files: string[] }> {
+): Promise<{ exitCode: number; stdout: string; files: string[] }> {
   const home = freshHome();
   const work = home.dir("work", { "notes.txt": "hello\n", ...files });
   const record = join(home.home, "loaded.txt");
@@ -88,7 +122,11 @@ async function loadedFiles(
     env: personEnv(home, { NODE_OPTIONS: `--import=${pathToFileURL(register).href}` }),
   });
   const urls = existsSync(record) ? readFileSync(record, "utf8").split("\n").filter(Boolean) : [];
-  return { exitCode: finished.code, files: [...new Set(urls)].map((url) => new URL(url).pathname) };
+  return {
+    exitCode: finished.code,
+    stdout: finished.stdout,
+    files: [...new Set(urls)].map((url) => new URL(url).pathname),
+  };
 }
 
 /** The loaded files whose code came from a path containing `marker`. */
