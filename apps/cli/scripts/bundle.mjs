@@ -16,6 +16,48 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const next = join(root, "dist.next");
 await rm(next, { recursive: true, force: true });
 
+/**
+ * Modules that are only ever loaded once another module is loaded, each with that module: the
+ * commands and providers come after cli.ts (its load table), and the commands that open a task,
+ * the providers and the terminal broker only where the task core (distribution.ts and what it
+ * imports) is loaded too.
+ *
+ * Why: esbuild puts each file in a chunk by the exact set of entry points that reach it, and it
+ * does not know that a dynamic import inside the core only runs once the core is loaded. So every
+ * core file a provider also imports (the kernel's errors, a typebox builder) was split from the
+ * core into its own small chunk, and `pablo tools` loaded over forty files where a score do. An
+ * import of the earlier module from each later one, added here at bundle time, gives the earlier
+ * module's files one set, so they stay in a few chunks; at run time it loads nothing new, because
+ * the earlier module is already loaded (or loading beside it) whenever the later one is.
+ */
+const CLI = join(root, "src", "cli.ts");
+const TASK_CORE = join(root, "src", "distribution.ts");
+const TASK_MODULES = [
+  "commands/tools.ts",
+  "commands/call.ts",
+  "commands/run.ts",
+  "commands/policy.ts",
+  "commands/review.ts",
+  "commands/skills.ts",
+  "commands/mcp.ts",
+  "commands/mcp-auth.ts",
+  "commands/acp.ts",
+  "commands/a2a.ts",
+  "commands/audit-commands.ts",
+  "command-support.ts",
+  "provider-mcp.ts",
+  "provider-a2a.ts",
+  "provider-actions.ts",
+  "provider-skills.ts",
+  "provider-browser.ts",
+  "broker.ts",
+];
+const LATER_MODULES = ["commands/actions.ts", "commands/plugin.ts", "commands/audit.ts", "output.ts"];
+const ANCHORS = new Map([
+  ...TASK_MODULES.map((file) => [join(root, "src", file), [CLI, TASK_CORE]]),
+  ...LATER_MODULES.map((file) => [join(root, "src", file), [CLI]]),
+]);
+
 const REQUIRE_BANNER =
   'import { createRequire as __pabloCreateRequire } from "node:module"; const require = __pabloCreateRequire(import.meta.url);';
 
@@ -82,6 +124,12 @@ function typeboxNamespaceImports(text) {
   );
 }
 
+function anchorToEarlierModules(text, path) {
+  const anchors = ANCHORS.get(path);
+  if (!anchors) return undefined;
+  return `${text}\n${anchors.map((anchor) => `import ${JSON.stringify(anchor)};`).join("\n")}\n`;
+}
+
 /**
  * The source rewrites above, applied to the CLI's sources and the workspace packages' builds
  * (one onLoad hook: esbuild runs only the first that returns contents).
@@ -102,6 +150,7 @@ function sourceRewrites() {
           let text = original;
           text = typeboxNamespaceImports(text) ?? text;
           text = (await flattenBarrelImports(text, resolveEntry)) ?? text;
+          text = anchorToEarlierModules(text, args.path) ?? text;
           if (text === original) return undefined;
           return { contents: text, loader: args.path.endsWith(".ts") ? "ts" : "js", resolveDir };
         },

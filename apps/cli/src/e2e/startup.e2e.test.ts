@@ -55,6 +55,14 @@ describe("what a command loads to start", () => {
     },
   );
 
+  it("pablo tools --json loads the task core in a few chunks, not one per combination of importers", async () => {
+    // Each file Node loads costs an open, a read and a module record: the bundle anchors the
+    // modules loaded after the task core to it (scripts/bundle.mjs), which took this from 44 to 16.
+    const loaded = await loadedFiles(["tools", "--json"]);
+    expect(loaded.exitCode).toBe(0);
+    expect(loaded.files.length).toBeLessThanOrEqual(24);
+  });
+
   it("a deployment with an MCP server does load the MCP SDK (the lazy boundary opens)", async () => {
     const loaded = await loadedFiles(["tools", "--json"], {
       "pablo.toml": [
