@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { createRequire } from "node:module";
+import { exitWhenIdle } from "./exit-when-idle.js";
 import { describeFault } from "./fault.js";
 
 // Whatever escapes a command (a rejected promise in a stream handler, a throw in a timer) ends as
@@ -31,20 +32,32 @@ function isTerminal(): boolean {
 
 // Loaded after the handlers, so even a module that fails to load ends as one coded line.
 const { run } = await import("./cli.js").catch(fault);
+const used = { stdin: false, stdout: false, stderr: false };
 const code = await run(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  stdout: (text) => {
+    used.stdout = true;
+    process.stdout.write(text);
+  },
+  stderr: (text) => {
+    used.stderr = true;
+    process.stderr.write(text);
+  },
   // Made on first read: opening process.stdin costs milliseconds that most commands never use.
   get stdin() {
+    used.stdin = true;
     return process.stdin;
   },
   // Read on first use: node:tty brings the socket and stream modules, which `--help` never needs.
   get isTTY() {
     return isTerminal();
   },
-  columns: () => process.stderr.columns,
+  columns: () => {
+    used.stderr = true;
+    return process.stderr.columns;
+  },
   cwd: process.cwd(),
   env: process.env,
   signal: controller.signal,
 });
 process.exitCode = interrupted && code !== 0 ? 130 : code;
+exitWhenIdle(used);
