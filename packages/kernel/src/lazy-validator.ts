@@ -1,16 +1,25 @@
 import type { TSchema } from "typebox";
-import { compileValidator, type Validator } from "./schema.js";
+import { Check, Errors } from "typebox/value";
+import { compileValidator, schemaIssues, type Validator } from "./schema.js";
 
 /**
- * A validator compiled on its first check and kept for the life of the catalog entry. Compiling
- * every tool's schema when the catalog is built cost more than anything else a command did at
- * start-up, and most commands check one tool's arguments or none. Registration still refuses what
- * the compiler would refuse ({@link findUncompilablePattern}, and a cyclic schema fails when it is
- * serialized), so a compile failure here is not expected; if one happens the validator fails
- * closed: `check` is false and `issues` says the schema does not compile.
+ * A validator that interprets its first check and compiles on the second, kept for the life of
+ * the catalog entry. Compiling every tool's schema when the catalog is built cost more than
+ * anything else a command did at start-up, and most commands check one tool's arguments once or
+ * never: `pablo call` checks one value, so generating and evaluating code for it is pure cost,
+ * while a session that checks a tool again gets the compiled check from then on. typebox's
+ * interpreter and its compiler implement one specification, and a compiled validator's `Errors`
+ * is the interpreter's, so the answers are the same either way.
+ *
+ * Registration still refuses what the compiler would refuse ({@link findUncompilablePattern}, and
+ * a cyclic schema fails when it is serialized), so a compile failure here is not expected; if one
+ * happens the validator fails closed: `check` is false and `issues` says the schema does not
+ * compile. The first check compiles at once when the schema has an expression the compiler would
+ * refuse, or when the interpreter throws, so it fails closed exactly as a compiled check would.
  */
 export function lazyValidator(schema: TSchema): Validator {
   let compiled: Validator | undefined;
+  let checks = 0;
   const validator = (): Validator => {
     if (compiled) return compiled;
     try {
@@ -21,9 +30,29 @@ export function lazyValidator(schema: TSchema): Validator {
     }
     return compiled;
   };
+  const interpreted = (value: unknown): boolean | undefined => {
+    if (findUncompilablePattern(schema)) return undefined;
+    try {
+      return Check(schema, value);
+    } catch {
+      return undefined;
+    }
+  };
   return {
-    check: (value) => validator().check(value),
-    issues: (value, max) => validator().issues(value, max),
+    check: (value) => {
+      if (compiled || checks++ > 0) return validator().check(value);
+      return interpreted(value) ?? validator().check(value);
+    },
+    // The compiled validator's Errors is the interpreter's: compile only to fail closed.
+    issues: (value, max = 10) => {
+      if (compiled) return compiled.issues(value, max);
+      if (findUncompilablePattern(schema)) return validator().issues(value, max);
+      try {
+        return schemaIssues(Errors(schema, value), max);
+      } catch {
+        return validator().issues(value, max);
+      }
+    },
   };
 }
 

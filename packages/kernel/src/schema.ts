@@ -1,5 +1,6 @@
 import type { TSchema } from "typebox";
 import { Compile } from "typebox/compile";
+import type { TLocalizedValidationError } from "typebox/error";
 
 /** One problem with a value, addressed by JSON pointer. */
 export interface SchemaIssue {
@@ -18,19 +19,22 @@ export function compileValidator(schema: TSchema): Validator {
   const compiled = Compile(schema);
   return {
     check: (value) => compiled.Check(value),
-    issues: (value, max = 10) => {
-      const out: SchemaIssue[] = [];
-      for (const error of compiled.Errors(value)) {
-        // typebox reports `additionalProperties: false` twice; keep the readable one.
-        if (error.keyword === "boolean") continue;
-        const extra = (error.params as { additionalProperties?: unknown }).additionalProperties;
-        const suffix = Array.isArray(extra) ? ` (${extra.join(", ")})` : "";
-        out.push({ path: error.instancePath || "/", message: `${error.message}${suffix}` });
-        if (out.length >= max) break;
-      }
-      return out;
-    },
+    issues: (value, max = 10) => schemaIssues(compiled.Errors(value), max),
   };
+}
+
+/** typebox's errors for a value as issues, at most `max` of them. */
+export function schemaIssues(errors: Iterable<TLocalizedValidationError>, max = 10): SchemaIssue[] {
+  const out: SchemaIssue[] = [];
+  for (const error of errors) {
+    // typebox reports `additionalProperties: false` twice; keep the readable one.
+    if (error.keyword === "boolean") continue;
+    const extra = (error.params as { additionalProperties?: unknown }).additionalProperties;
+    const suffix = Array.isArray(extra) ? ` (${extra.join(", ")})` : "";
+    out.push({ path: error.instancePath || "/", message: `${error.message}${suffix}` });
+    if (out.length >= max) break;
+  }
+  return out;
 }
 
 /**
