@@ -18,4 +18,17 @@ describe("openOutputChannel", () => {
     expect(chunks.join("").trim()).toBe(target);
     expect(channel.target()).toBe(target);
   });
+
+  it("keeps each run's output apart when the read buffers of closed channels are reused", async () => {
+    for (let run = 0; run < 6; run++) {
+      const chunks: string[] = [];
+      const channel = await openOutputChannel((chunk) => chunks.push(chunk.toString()));
+      const child = spawn("/bin/sh", ["-c", `printf run-${run}`], {
+        stdio: ["ignore", channel.stdio, "ignore"],
+      });
+      channel.attach(child.stdout);
+      await Promise.all([once(child, "exit"), channel.closed]);
+      expect(chunks.join("")).toBe(`run-${run}`);
+    }
+  });
 });

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readdirSync, readlinkSync } from "node:fs";
+import { readProcBytes, readProcText } from "./proc-read.js";
 
 /** A live process, named for a cleanup report. */
 export interface ProcessInfo {
@@ -160,7 +161,7 @@ export function runNamespace(leader: number, procRoot = "/proc"): string | undef
   if (forChildren !== "" && forChildren !== host) return forChildren;
   let children: string;
   try {
-    children = readFileSync(`${procRoot}/${leader}/task/${leader}/children`, "latin1");
+    children = readProcText(`${procRoot}/${leader}/task/${leader}/children`);
   } catch {
     return undefined;
   }
@@ -174,7 +175,7 @@ export function runNamespace(leader: number, procRoot = "/proc"): string | undef
 /** Clock ticks since boot now, in the unit of `/proc/PID/stat` (USER_HZ, 100 on Linux). */
 export function nowTicks(procRoot = "/proc"): number | undefined {
   try {
-    const seconds = Number(readFileSync(`${procRoot}/uptime`, "latin1").split(" ")[0]);
+    const seconds = Number(readProcText(`${procRoot}/uptime`).split(" ")[0]);
     return Number.isFinite(seconds) ? Math.ceil(seconds * 100) : undefined;
   } catch {
     return undefined;
@@ -198,7 +199,7 @@ interface Stat {
 function readStat(procRoot: string, pid: number): Stat | undefined {
   let text: string;
   try {
-    text = readFileSync(`${procRoot}/${pid}/stat`, "latin1");
+    text = readProcText(`${procRoot}/${pid}/stat`);
   } catch {
     return undefined;
   }
@@ -219,7 +220,7 @@ function readStat(procRoot: string, pid: number): Stat | undefined {
 
 function environHas(procRoot: string, pid: number, marker: Buffer): boolean {
   try {
-    return readFileSync(`${procRoot}/${pid}/environ`).includes(marker);
+    return readProcBytes(`${procRoot}/${pid}/environ`).includes(marker);
   } catch {
     return false;
   }
@@ -232,7 +233,7 @@ export function newestPid(procRoot = "/proc"): number | undefined {
 
 function lastPid(procRoot: string): number | undefined {
   try {
-    const value = Number(readFileSync(`${procRoot}/sys/kernel/ns_last_pid`, "latin1").trim());
+    const value = Number(readProcText(`${procRoot}/sys/kernel/ns_last_pid`).trim());
     return Number.isInteger(value) && value > 0 ? value : undefined;
   } catch {
     return undefined;

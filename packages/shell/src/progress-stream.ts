@@ -17,7 +17,8 @@ export class ProgressStream {
   readonly #emit: (text: string) => void;
   readonly #maxBytes: number;
   readonly #intervalMs: number;
-  readonly #pending: Buffer;
+  /** Made on the first output: most commands print nothing on one stream or the other. */
+  #pending: Buffer | undefined;
   #used = 0;
   #skipped = 0;
   #decoder = new StringDecoder("utf8");
@@ -28,13 +29,13 @@ export class ProgressStream {
     this.#emit = emit;
     this.#maxBytes = options.maxEventBytes ?? 16 * 1024;
     this.#intervalMs = options.intervalMs ?? 100;
-    this.#pending = Buffer.allocUnsafe(this.#maxBytes);
   }
 
   push(chunk: Buffer): void {
     const room = this.#maxBytes - this.#used;
     const take = Math.min(room, chunk.length);
     if (take > 0) {
+      this.#pending ??= Buffer.allocUnsafe(this.#maxBytes);
       chunk.copy(this.#pending, this.#used, 0, take);
       this.#used += take;
     }
@@ -50,7 +51,7 @@ export class ProgressStream {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#used === 0 && this.#skipped === 0) return;
-    let text = this.#decoder.write(this.#pending.subarray(0, this.#used));
+    let text = this.#pending ? this.#decoder.write(this.#pending.subarray(0, this.#used)) : "";
     if (this.#skipped > 0) {
       // The skipped bytes break the character stream, so the decoder starts over after them.
       text += `${this.#decoder.end()}\n[… ${this.#skipped} bytes not streamed …]\n`;

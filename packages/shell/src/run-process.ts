@@ -81,7 +81,9 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
     output.destroy();
     return spawnFailed(error, output, started);
   }
-  const leaderTicks = startTicks(leader);
+  // The start and end ticks and the newest PID bound the search for strays, which only a run
+  // without a namespace makes: in one, the kernel ends every descendant with the namespace.
+  const leaderTicks = request.namespaced ? undefined : startTicks(leader);
   output.stdout.channel.attach(child.stdout);
   output.stderr.channel.attach(child.stderr);
   // From this process's ends, since a fast shell may be gone before its own can be read; the
@@ -101,7 +103,7 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
   );
 
   const end = await untilEnd(exited, request);
-  const endTicks = nowTicks();
+  const endTicks = request.namespaced ? undefined : nowTicks();
   const endPid = request.namespaced ? undefined : newestPid();
   // A leader that exited on its own waited for its namespace to empty; one still running is
   // ended with everything in its namespace.
