@@ -220,10 +220,23 @@ function readStat(procRoot: string, pid: number): Stat | undefined {
 
 function environHas(procRoot: string, pid: number, marker: Buffer): boolean {
   try {
-    return readProcBytes(`${procRoot}/${pid}/environ`).includes(marker);
+    return hasEnvironEntry(readProcBytes(`${procRoot}/${pid}/environ`), marker);
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether a NUL-separated environment block holds `entry` as a whole entry. Text that merely
+ * contains it (`XPABLO_SHELL_RUN=...`, a value that quotes it, a longer value) is some other
+ * process's: signalling it would end a program that is not the run's.
+ */
+export function hasEnvironEntry(environ: Buffer, entry: Buffer): boolean {
+  for (let at = environ.indexOf(entry); at !== -1; at = environ.indexOf(entry, at + 1)) {
+    const end = at + entry.length;
+    if ((at === 0 || environ[at - 1] === 0) && (end === environ.length || environ[end] === 0)) return true;
+  }
+  return false;
 }
 
 /** The newest PID handed out in this PID namespace, or undefined when /proc does not say. */
