@@ -30,9 +30,14 @@ function twoReadsPerTurn(home: Home, count: number): string {
 /** The call IDs and decisions of the audit log, as it is on disk now. */
 const recorded = (home: Home) => home.audit().map((r) => [r["callId"], r["decision"]]);
 
-/** Runs `pablo run --json`; resolves with the audit log as it was when `run.finished` arrived. */
-function recordedOnFinished(home: Home, args: readonly string[], cwd: string): Promise<unknown[][]> {
-  const child = spawn(process.execPath, [PABLO_BIN, "run", ...args, "--json"], {
+/** Runs pablo; resolves with the audit log as it was the moment stdout first satisfied `answered`. */
+function recordedWhen(
+  home: Home,
+  args: readonly string[],
+  cwd: string,
+  answered: (stdout: string) => boolean,
+): Promise<unknown[][]> {
+  const child = spawn(process.execPath, [PABLO_BIN, ...args], {
     cwd,
     env: personEnv(home),
     stdio: ["ignore", "pipe", "pipe"],
@@ -48,9 +53,9 @@ function recordedOnFinished(home: Home, args: readonly string[], cwd: string): P
     });
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString("utf8");
-      if (stdout.includes('"type":"run.finished"')) resolve(recorded(home));
+      if (answered(stdout)) resolve(recorded(home));
     });
-    child.on("close", (code) => reject(new Error(`no run.finished (exit ${code})\n${stdout}\n${stderr}`)));
+    child.on("close", (code) => reject(new Error(`no answer (exit ${code})\n${stdout}\n${stderr}`)));
   });
 }
 
@@ -83,7 +88,12 @@ describe("the audit log holds a turn's calls when the program answers it", () =>
       const home = freshHome();
       const workspace = home.dir("project", { "notes.txt": "hello\n" });
       const model = twoReadsPerTurn(home, 1);
-      const onFinished = await recordedOnFinished(home, ["read it", "--model", model], workspace);
+      const onFinished = await recordedWhen(
+        home,
+        ["run", "read it", "--model", model, "--json"],
+        workspace,
+        (out) => out.includes('"type":"run.finished"'),
+      );
       expect({ run, onFinished }).toEqual({
         run,
         onFinished: [
@@ -120,10 +130,11 @@ describe("the audit log holds a turn's calls when the program answers it", () =>
     const home = freshHome();
     const workspace = home.dir("project", { "notes.txt": "hello\n" });
     for (let call = 1; call <= 6; call++) {
-      const onOutcome = await recordedOnOutput(
+      const onOutcome = await recordedWhen(
         home,
         ["call", "fs.read", "--args", '{"path":"notes.txt"}', "--json"],
         workspace,
+        (out) => out.includes("\n"),
       );
       expect({ call, onOutcome: onOutcome.map((r) => r[1]) }).toEqual({
         call,
@@ -132,27 +143,3 @@ describe("the audit log holds a turn's calls when the program answers it", () =>
     }
   });
 });
-
-/** Runs pablo; resolves with the audit log as it was when the first whole line reached stdout. */
-function recordedOnOutput(home: Home, args: readonly string[], cwd: string): Promise<unknown[][]> {
-  const child = spawn(process.execPath, [PABLO_BIN, ...args], {
-    cwd,
-    env: personEnv(home),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  onTestFinished(() => {
-    if (child.exitCode === null) child.kill("SIGKILL");
-  });
-  return new Promise((resolve, reject) => {
-    let stdout = "";
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-      if (stdout.includes("\n")) resolve(recorded(home));
-    });
-    child.on("close", (code) => reject(new Error(`no output (exit ${code})\n${stdout}\n${stderr}`)));
-  });
-}
