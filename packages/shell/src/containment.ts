@@ -30,6 +30,11 @@ export interface LaunchSite {
   readonly scratchDir?: string;
   /** Whether the workspace is writable; bubblewrap binds it read-only otherwise. */
   readonly workspaceWritable: boolean;
+  /**
+   * Inherited descriptors the launch must close before the command runs; default those this
+   * process was started with. None when the host's launcher starts it, which closed its own.
+   */
+  readonly inheritedDescriptors?: readonly number[];
 }
 
 export interface Containment {
@@ -113,8 +118,11 @@ function probedLocalContainment(options: LocalContainmentOptions): Containment {
     kind: "pid-namespace",
     summary: `each command runs in a new PID namespace (${unshare.path}); every descendant ends with it`,
     namespaced: true,
-    wrap: (launch) => {
-      const inner = closeInheritedDescriptors(launch, hostInheritedDescriptors());
+    wrap: (launch, site) => {
+      const inner = closeInheritedDescriptors(
+        launch,
+        site.inheritedDescriptors ?? hostInheritedDescriptors(),
+      );
       return { executable: unshare.path, args: [...unshare.flags, inner.executable, ...inner.args] };
     },
   };
@@ -127,7 +135,8 @@ export function processGroupContainment(): Containment {
     summary:
       "no PID namespace: the process group and the run marker find descendants; one that left both fails the call with TOOL_CLEANUP_FAILED",
     namespaced: false,
-    wrap: (launch) => closeInheritedDescriptors(launch, hostInheritedDescriptors()),
+    wrap: (launch, site) =>
+      closeInheritedDescriptors(launch, site.inheritedDescriptors ?? hostInheritedDescriptors()),
   };
 }
 
@@ -164,7 +173,10 @@ function bubblewrapContainment(options: ResolvedSandboxOptions): Containment {
       // The scratch directory is made on first use (seed 001 4b); a command is a use, and
       // bubblewrap can only bind a directory that exists.
       if (site.scratchDir) mkdirSync(site.scratchDir, { recursive: true, mode: 0o700 });
-      const inner = closeInheritedDescriptors(launch, hostInheritedDescriptors());
+      const inner = closeInheritedDescriptors(
+        launch,
+        site.inheritedDescriptors ?? hostInheritedDescriptors(),
+      );
       return { executable: bwrap, args: [...bubblewrapArgs(options, site), inner.executable, ...inner.args] };
     },
   };

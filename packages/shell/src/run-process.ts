@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { endProcesses } from "./end-processes.js";
+import type { Launcher } from "./launcher.js";
 import { type CapturedText, OutputCapture } from "./output-capture.js";
-import { type OutputChannel, openOutputChannel } from "./output-channel.js";
+import { openOutputChannel } from "./output-channel.js";
 import {
   newestPid,
   nowTicks,
@@ -35,6 +36,12 @@ export interface RunRequest {
    * re-parented to init cannot be proven unrelated and are reported as survivors.
    */
   readonly namespaced?: boolean;
+  /**
+   * The host's launcher, which forks and execs the leader instead of this process (see
+   * `Launcher`). The command must then not rely on descriptors this process inherited being
+   * closed by `executable`: the launcher closed its own at its start.
+   */
+  readonly launcher?: Launcher;
 }
 
 export type RunEnd =
@@ -62,54 +69,23 @@ export interface RunOutcome {
  */
 export async function runProcess(request: RunRequest): Promise<RunOutcome> {
   const started = performance.now();
-  const output = await openOutput(request);
-  let child: ChildProcess;
-  try {
-    child = spawn(request.executable, [...request.args], {
-      cwd: request.cwd,
-      env: request.env,
-      stdio: ["ignore", output.stdout.channel.stdio, output.stderr.channel.stdio],
-      detached: true,
-    });
-  } catch (error) {
-    output.destroy();
-    return spawnFailed(error, output, started);
-  }
-  const leader = child.pid;
-  if (leader === undefined) {
-    const [error] = (await once(child, "error")) as [unknown];
-    output.destroy();
-    return spawnFailed(error, output, started);
-  }
-  // The start and end ticks and the newest PID bound the search for strays, which only a run
-  // without a namespace makes: in one, the kernel ends every descendant with the namespace.
-  const leaderTicks = request.namespaced ? undefined : startTicks(leader);
-  output.stdout.channel.attach(child.stdout);
-  output.stderr.channel.attach(child.stderr);
-  // From this process's ends, since a fast shell may be gone before its own can be read; the
-  // leader's are read too in case a channel's could not be.
-  const targets = [
-    ...new Set([output.stdout.channel.target(), output.stderr.channel.target(), ...outputTargets(leader)]),
-  ].filter((target) => target !== "");
-  // Errors after a successful spawn (a failed kill) carry nothing the outcome needs.
-  child.on("error", () => undefined);
-  const exited = once(child, "exit").then(([code, signal]) => ({
-    kind: "exited" as const,
-    exitCode: code as number | null,
-    signal: signal as string | null,
-  }));
-  const drained = Promise.all([exited, output.stdout.channel.closed, output.stderr.channel.closed]).then(
-    () => true,
-  );
+  const output = runOutput(request);
+  const leader = request.launcher
+    ? await launchedLeader(request, request.launcher, output)
+    : await spawnedLeader(request, output);
+  if (!leader.ok) return spawnFailed(leader, output, started);
+  const { pid: leaderPid, targets, exited } = leader;
+  const leaderTicks = request.namespaced ? undefined : leader.startTicks;
+  const drained = Promise.all([exited, leader.closed]).then(() => true);
 
   const end = await untilEnd(exited, request);
   const endTicks = request.namespaced ? undefined : nowTicks();
   const endPid = request.namespaced ? undefined : newestPid();
   // A leader that exited on its own waited for its namespace to empty; one still running is
   // ended with everything in its namespace.
-  const namespace = request.namespaced && end.kind !== "exited" ? runNamespace(leader) : undefined;
+  const namespace = request.namespaced && end.kind !== "exited" ? runNamespace(leaderPid) : undefined;
   const run: RunIdentity = {
-    leader,
+    leader: leaderPid,
     marker: request.marker,
     startedAt: started,
     ...(namespace !== undefined ? { namespace } : {}),
@@ -118,7 +94,7 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
     ...(endPid !== undefined ? { endPid } : {}),
   };
   const cleanup = await endRun(request, run, targets, drained, end.kind !== "exited");
-  if (cleanup.survivors.length > 0) output.destroy();
+  if (cleanup.survivors.length > 0) leader.destroy();
   output.stdout.progress.end();
   output.stderr.progress.end();
   return {
@@ -128,6 +104,112 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
     survivors: cleanup.survivors,
     ended: cleanup.ended,
     durationMs: performance.now() - started,
+  };
+}
+
+type Exited = Extract<RunEnd, { kind: "exited" }>;
+
+/** A started leader, whichever way it was started. */
+type Leader =
+  | {
+      readonly ok: true;
+      readonly pid: number;
+      /** Its start time, read before it could be reaped; undefined when it could not be read. */
+      readonly startTicks: number | undefined;
+      /** What its output descriptors are open on, for finding whoever inherited them. */
+      readonly targets: readonly string[];
+      readonly exited: Promise<Exited>;
+      /** Resolves once both output streams are closed by every holder and delivered. */
+      readonly closed: Promise<unknown>;
+      /** Stops reading the output. */
+      destroy(): void;
+    }
+  | { readonly ok: false; readonly code: string; readonly message: string };
+
+/** Spawns the leader from this process, with each output stream one end of a socket pair. */
+async function spawnedLeader(request: RunRequest, output: RunOutput): Promise<Leader> {
+  const [stdout, stderr] = await Promise.all([
+    openOutputChannel(output.stdout.push),
+    openOutputChannel(output.stderr.push),
+  ]);
+  const destroy = () => {
+    stdout.destroy();
+    stderr.destroy();
+  };
+  let child: ChildProcess;
+  try {
+    child = spawn(request.executable, [...request.args], {
+      cwd: request.cwd,
+      env: request.env,
+      stdio: ["ignore", stdout.stdio, stderr.stdio],
+      detached: true,
+    });
+  } catch (error) {
+    destroy();
+    return spawnError(error);
+  }
+  const leader = child.pid;
+  if (leader === undefined) {
+    const [error] = (await once(child, "error")) as [unknown];
+    destroy();
+    return spawnError(error);
+  }
+  // The start and end ticks and the newest PID bound the search for strays, which only a run
+  // without a namespace makes: in one, the kernel ends every descendant with the namespace.
+  const leaderTicks = request.namespaced ? undefined : startTicks(leader);
+  stdout.attach(child.stdout);
+  stderr.attach(child.stderr);
+  // From this process's ends, since a fast shell may be gone before its own can be read; the
+  // leader's are read too in case a channel's could not be.
+  const targets = [...new Set([stdout.target(), stderr.target(), ...outputTargets(leader)])].filter(
+    (target) => target !== "",
+  );
+  // Errors after a successful spawn (a failed kill) carry nothing the outcome needs.
+  child.on("error", () => undefined);
+  const exited = once(child, "exit").then(([code, signal]) => ({
+    kind: "exited" as const,
+    exitCode: code as number | null,
+    signal: signal as string | null,
+  }));
+  return {
+    ok: true,
+    pid: leader,
+    startTicks: leaderTicks,
+    targets,
+    exited,
+    closed: Promise.all([stdout.closed, stderr.closed]),
+    destroy,
+  };
+}
+
+/** Has the host's launcher fork and exec the leader; its output streams connect to the launcher. */
+async function launchedLeader(request: RunRequest, launcher: Launcher, output: RunOutput): Promise<Leader> {
+  const launched = await launcher.launch(
+    { executable: request.executable, args: request.args, cwd: request.cwd, env: request.env },
+    output.stdout.push,
+    output.stderr.push,
+  );
+  if (!launched.ok) return launched;
+  const { leader } = launched;
+  return {
+    ok: true,
+    pid: leader.pid,
+    startTicks: leader.startTicks,
+    targets: [leader.stdout.target(), leader.stderr.target()].filter((target) => target !== ""),
+    exited: leader.exited.then((exit) => ({ kind: "exited" as const, ...exit })),
+    closed: Promise.all([leader.stdout.closed, leader.stderr.closed]),
+    destroy: () => {
+      leader.stdout.destroy();
+      leader.stderr.destroy();
+    },
+  };
+}
+
+function spawnError(error: unknown): Leader {
+  return {
+    ok: false,
+    code: (error as NodeJS.ErrnoException | undefined)?.code ?? "EUNKNOWN",
+    message: error instanceof Error ? error.message : String(error),
   };
 }
 
@@ -180,34 +262,29 @@ function strays(request: RunRequest, run: RunIdentity): ProcessInfo[] {
 interface StreamOutput {
   readonly capture: OutputCapture;
   readonly progress: ProgressStream;
-  readonly channel: OutputChannel;
+  /** Takes a chunk of the stream; a view valid only during the call. */
+  readonly push: (chunk: Buffer) => void;
 }
 
 interface RunOutput {
   readonly stdout: StreamOutput;
   readonly stderr: StreamOutput;
-  destroy(): void;
 }
 
-async function openOutput(request: RunRequest): Promise<RunOutput> {
-  const open = async (name: "stdout" | "stderr"): Promise<StreamOutput> => {
+function runOutput(request: RunRequest): RunOutput {
+  const stream = (name: "stdout" | "stderr"): StreamOutput => {
     const capture = new OutputCapture(request.maxOutputBytes);
     const progress = new ProgressStream((text) => request.onOutput(name, text));
-    const channel = await openOutputChannel((chunk) => {
-      capture.push(chunk);
-      progress.push(chunk);
-    });
-    return { capture, progress, channel };
+    return {
+      capture,
+      progress,
+      push: (chunk) => {
+        capture.push(chunk);
+        progress.push(chunk);
+      },
+    };
   };
-  const [stdout, stderr] = await Promise.all([open("stdout"), open("stderr")]);
-  return {
-    stdout,
-    stderr,
-    destroy: () => {
-      stdout.channel.destroy();
-      stderr.channel.destroy();
-    },
-  };
+  return { stdout: stream("stdout"), stderr: stream("stderr") };
 }
 
 /** setTimeout fires at once for delays past 2^31-1 ms. */
@@ -256,10 +333,13 @@ function settles(promise: Promise<boolean>, ms: number): Promise<boolean> {
   });
 }
 
-function spawnFailed(error: unknown, output: RunOutput, started: number): RunOutcome {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "EUNKNOWN";
+function spawnFailed(
+  failure: { readonly code: string; readonly message: string },
+  output: RunOutput,
+  started: number,
+): RunOutcome {
   return {
-    end: { kind: "spawn-failed", code, message: error instanceof Error ? error.message : String(error) },
+    end: { kind: "spawn-failed", code: failure.code, message: failure.message },
     stdout: output.stdout.capture.text(),
     stderr: output.stderr.capture.text(),
     survivors: [],

@@ -69,9 +69,11 @@ export function shellResult(outcome: RunOutcome, bounds: ResultBounds): ToolResu
       return withNotes(
         fail(
           ErrorCode.TOOL_FAILED,
-          end.exitCode === null
-            ? `the shell was killed by ${end.signal}`
-            : `the command exited with status ${end.exitCode}`,
+          end.exitCode !== null
+            ? `the command exited with status ${end.exitCode}`
+            : end.signal !== null
+              ? `the shell was killed by ${end.signal}`
+              : "the command ended, but its exit status was lost: the process launcher ended first",
           { ...exit, ...output },
         ),
       );

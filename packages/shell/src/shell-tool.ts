@@ -12,6 +12,7 @@ import { CLEAN_PATH, cleanEnvironment, RUN_MARKER_VARIABLE } from "./clean-env.j
 import { parseCommandLine } from "./command-parser.js";
 import { type Containment, containmentFor } from "./containment.js";
 import { defaultResolveCwd } from "./default-resolve-cwd.js";
+import { readyLauncher } from "./launcher.js";
 import { loginPath } from "./login-path.js";
 import { type ResolvedShellOptions, resolveShellOptions, type ShellOptions } from "./options.js";
 import { lastPatchCommand } from "./patch-commands.js";
@@ -48,6 +49,12 @@ export interface ShellToolConfig {
    * profile, and in Plan and Goal unless the mode is `auto`. Default `ask`.
    */
   readonly permission?: PermissionMode;
+  /**
+   * Whether commands are started by the host's launcher, a small long-lived process that forks
+   * and execs them for a fraction of what forking Node costs (default true; see `readyLauncher`).
+   * false spawns each one from this process.
+   */
+  readonly launcher?: boolean;
 }
 
 /**
@@ -103,6 +110,7 @@ export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRu
         ...(config.scratchDir ? { scratchDir: config.scratchDir } : {}),
         ...(args.env ? { additions: args.env } : {}),
       });
+      const launcher = config.launcher === false ? undefined : readyLauncher();
       const launch = containment.wrap(
         { executable: plan.shell.path, args: [...plan.shell.args, args.command] },
         {
@@ -110,6 +118,7 @@ export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRu
           workspace: config.workspace,
           ...(config.scratchDir ? { scratchDir: config.scratchDir } : {}),
           workspaceWritable: workspaceWritable(permission, ctx.mode),
+          ...(launcher ? { inheritedDescriptors: [] } : {}),
         },
       );
       const stream = redact
@@ -119,6 +128,7 @@ export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRu
         executable: launch.executable,
         args: launch.args,
         namespaced: containment.namespaced,
+        ...(launcher ? { launcher } : {}),
         cwd: plan.cwd,
         env,
         marker: `${RUN_MARKER_VARIABLE}=${marker}`,

@@ -14,6 +14,9 @@ export interface SocketPair {
 const READ_BUFFER_BYTES = 256 * 1024;
 const TOKEN_BYTES = 16;
 const SPARES = 2;
+/** Connections that have not yet sent a token: at most this many, for at most this long. */
+const MAX_UNIDENTIFIED = 64;
+const UNIDENTIFIED_MS = 2_000;
 /**
  * Read buffers of closed pairs, reused by the next pairs: a fresh 256 KiB buffer per stream and
  * run was a fresh mapping each time and, as external memory, brought the collector round sooner
@@ -41,6 +44,32 @@ export async function takeSocketPair(onChunk: (chunk: Buffer) => void): Promise<
   }
 }
 
+/**
+ * Connects to the Unix socket at `path`, presents `token` as its first bytes, and delivers every
+ * read through `onChunk` as a view of one buffer taken from a bounded free list and returned to it
+ * when the socket closes. Errors end the socket; listen for "close".
+ */
+export function connectReader(path: string, token: Buffer, onChunk: (chunk: Buffer) => void): Socket {
+  const buffer = freeBuffers.pop() ?? Buffer.allocUnsafe(READ_BUFFER_BYTES);
+  const reader = connect({
+    path,
+    onread: {
+      buffer,
+      callback: (nread: number) => {
+        onChunk(buffer.subarray(0, nread));
+        return true;
+      },
+    },
+  });
+  reader.on("error", () => undefined);
+  // A closed reader delivers nothing more into its buffer, so the next one may read into it.
+  reader.once("close", () => {
+    if (freeBuffers.length < MAX_FREE_BUFFERS) freeBuffers.push(buffer);
+  });
+  reader.write(token);
+  return reader;
+}
+
 interface PooledPair extends SocketPair {
   sink: (chunk: Buffer) => void;
 }
@@ -50,6 +79,7 @@ class PairServer {
   readonly #path: string;
   readonly #waiting = new Map<string, (socket: Socket) => void>();
   readonly #spares: Array<Promise<PooledPair | undefined>> = [];
+  readonly #unidentified = new Set<Socket>();
 
   constructor(server: Server, path: string) {
     this.#server = server;
@@ -72,35 +102,20 @@ class PairServer {
 
   /** Connects a reader and matches it with the accepted end by a random token. */
   async #make(): Promise<PooledPair> {
-    const token = randomBytes(TOKEN_BYTES).toString("hex");
-    const accepted = new Promise<Socket>((resolve) => this.#waiting.set(token, resolve));
-    const buffer = freeBuffers.pop() ?? Buffer.allocUnsafe(READ_BUFFER_BYTES);
+    const token = randomBytes(TOKEN_BYTES);
+    const key = token.toString("hex");
+    const accepted = new Promise<Socket>((resolve) => this.#waiting.set(key, resolve));
     const pair: { sink: (chunk: Buffer) => void } = { sink: () => undefined };
-    const reader = connect({
-      path: this.#path,
-      onread: {
-        buffer,
-        callback: (nread: number) => {
-          pair.sink(buffer.subarray(0, nread));
-          return true;
-        },
-      },
-    });
-    reader.on("error", () => undefined);
-    // A closed reader delivers nothing more into its buffer, so the next pair may read into it.
-    reader.once("close", () => {
-      if (freeBuffers.length < MAX_FREE_BUFFERS) freeBuffers.push(buffer);
-    });
+    const reader = connectReader(this.#path, token, (chunk) => pair.sink(chunk));
     try {
       await once(reader, "connect");
-      reader.write(Buffer.from(token, "hex"));
       const writer = await withTimeout(accepted, 2_000);
       // A spare must not keep the process alive.
       reader.unref();
       writer.unref();
       return Object.assign(pair, { reader, writer });
     } catch (error) {
-      this.#waiting.delete(token);
+      this.#waiting.delete(key);
       reader.destroy();
       throw error;
     }
@@ -108,12 +123,28 @@ class PairServer {
 
   #accept(socket: Socket): void {
     socket.on("error", () => undefined);
+    // A connection that is not a pending reader is closed: at once for a wrong token, and after
+    // a moment for one that sends nothing, so connections cannot pile up.
+    this.#unidentified.add(socket);
+    if (this.#unidentified.size > MAX_UNIDENTIFIED) {
+      const oldest = this.#unidentified.values().next().value;
+      this.#unidentified.delete(oldest as Socket);
+      oldest?.destroy();
+    }
+    const timer = setTimeout(() => socket.destroy(), UNIDENTIFIED_MS);
+    timer.unref();
+    socket.once("close", () => {
+      clearTimeout(timer);
+      this.#unidentified.delete(socket);
+    });
     let received = Buffer.alloc(0);
     const onData = (data: Buffer) => {
       received = Buffer.concat([received, data]);
       if (received.length < TOKEN_BYTES) return;
       socket.off("data", onData);
       socket.pause();
+      clearTimeout(timer);
+      this.#unidentified.delete(socket);
       const token = received.subarray(0, TOKEN_BYTES).toString("hex");
       const resolve = this.#waiting.get(token);
       this.#waiting.delete(token);
@@ -125,46 +156,41 @@ class PairServer {
 
   close(): void {
     this.#server.close();
-    if (!this.#path.startsWith("\0")) rmSync(dirname(this.#path), { recursive: true, force: true });
+    rmSync(dirname(this.#path), { recursive: true, force: true });
   }
 }
 
 let server: Promise<PairServer | undefined> | undefined;
 
 /**
- * Listens on a random name in Linux's abstract socket namespace, which leaves nothing behind on
- * disk however the process ends; elsewhere in a private 0700 temporary directory. Anyone who can
- * reach the name may connect, but only a connection that sends a pending random token is ever
- * handed out, and nothing is written to any other.
+ * Listens in a private 0700 temporary directory, so only this user (and root) can connect; not in
+ * Linux's abstract namespace, which has no permissions: any local user could connect there and,
+ * by holding connections open, exhaust this process's descriptors. Only a connection that sends a
+ * pending random token is ever handed out, and nothing is written to any other.
  */
 async function startServer(): Promise<PairServer | undefined> {
-  for (const place of process.platform === "linux"
-    ? (["abstract", "directory"] as const)
-    : (["directory"] as const)) {
-    try {
-      const path =
-        place === "abstract"
-          ? `\0pablo-shell-${process.pid}-${randomBytes(8).toString("hex")}`
-          : privatePath();
-      const listener = createServer();
-      listener.listen(path);
-      await Promise.race([
-        once(listener, "listening"),
-        once(listener, "error").then(([error]) => Promise.reject(error)),
-      ]);
-      listener.unref();
-      const pairServer = new PairServer(listener, path);
-      process.once("exit", () => pairServer.close());
-      return pairServer;
-    } catch {
-      // Try the next place.
-    }
+  let path: string | undefined;
+  try {
+    path = privateSocketPath("pablo-shell-", "out.sock");
+    const listener = createServer();
+    listener.listen(path);
+    await Promise.race([
+      once(listener, "listening"),
+      once(listener, "error").then(([error]) => Promise.reject(error)),
+    ]);
+    listener.unref();
+    const pairServer = new PairServer(listener, path);
+    process.once("exit", () => pairServer.close());
+    return pairServer;
+  } catch {
+    if (path) rmSync(dirname(path), { recursive: true, force: true });
+    return undefined;
   }
-  return undefined;
 }
 
-function privatePath(): string {
-  return join(mkdtempSync(join(tmpdir(), "pablo-shell-")), "out.sock");
+/** A socket path in a new directory only this user can enter (mkdtemp makes it 0700). */
+export function privateSocketPath(prefix: string, name: string): string {
+  return join(mkdtempSync(join(tmpdir(), prefix)), name);
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
