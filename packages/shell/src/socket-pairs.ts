@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -171,7 +171,7 @@ let server: Promise<PairServer | undefined> | undefined;
 async function startServer(): Promise<PairServer | undefined> {
   let path: string | undefined;
   try {
-    path = privateSocketPath("pablo-shell-", "out.sock");
+    path = privateSocketPath("pablo-pairs-", "out.sock");
     const listener = createServer();
     listener.listen(path);
     await Promise.race([
@@ -188,9 +188,50 @@ async function startServer(): Promise<PairServer | undefined> {
   }
 }
 
-/** A socket path in a new directory only this user can enter (mkdtemp makes it 0700). */
+/**
+ * A socket path in a new directory only this user can enter (mkdtemp makes it 0700), named
+ * `<prefix><pid>-XXXXXX`. A process killed by a signal never removes its own, so those of
+ * processes that are gone are swept first, once per prefix.
+ */
 export function privateSocketPath(prefix: string, name: string): string {
-  return join(mkdtempSync(join(tmpdir(), prefix)), name);
+  if (!swept.has(prefix)) {
+    swept.add(prefix);
+    sweepDirectoriesOfGoneProcesses(prefix);
+  }
+  return join(mkdtempSync(join(tmpdir(), `${prefix}${process.pid}-`)), name);
+}
+
+const swept = new Set<string>();
+
+function sweepDirectoriesOfGoneProcesses(prefix: string): void {
+  const uid = process.getuid?.();
+  let entries: string[];
+  try {
+    entries = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (!entry.startsWith(prefix)) continue;
+    const pid = Number(/^(\d+)-/.exec(entry.slice(prefix.length))?.[1]);
+    if (!Number.isInteger(pid) || pid <= 0 || isRunning(pid)) continue;
+    const path = join(tmpdir(), entry);
+    try {
+      const stat = lstatSync(path);
+      if (stat.isDirectory() && stat.uid === uid) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Removed meanwhile, or not ours to remove.
+    }
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

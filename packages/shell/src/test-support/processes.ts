@@ -13,10 +13,13 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Waits until `read` returns something, polling, or fails after `ms`. */
-export async function eventually<T>(read: () => T | undefined, ms = 5_000): Promise<T> {
+export async function eventually<T>(
+  read: () => T | undefined | Promise<T | undefined>,
+  ms = 5_000,
+): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
-    const value = read();
+    const value = await read();
     if (value !== undefined) return value;
     if (Date.now() > until) throw new Error("condition not met in time");
     await delay(10);
