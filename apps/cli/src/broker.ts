@@ -7,7 +7,7 @@ import type {
 } from "@pablo/kernel";
 import type { Io } from "./output.js";
 import { askQuestion } from "./question-card.js";
-import { dropTypeAhead, REDRAW, rawTerminal, releaseTerminal } from "./terminal-input.js";
+import { dropTypeAhead, REDRAW, rawTerminal, releaseTerminal, typeAheadNote } from "./terminal-input.js";
 
 /**
  * A permission card in the terminal: the tool, a redacted argument preview, why it asks, and a
@@ -55,7 +55,7 @@ async function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Pro
   // Keys typed before that (type-ahead held by the terminal) are dropped: they were not an
   // answer to a card nobody had seen yet.
   const keys = rawTerminal(io.stdin);
-  if (keys) await dropTypeAhead(keys);
+  const dropped = keys ? await dropTypeAhead(keys) : 0;
   if (signal.aborted || Date.now() >= request.deadline) {
     if (keys) releaseTerminal(keys);
     return "deny";
@@ -83,7 +83,7 @@ async function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Pro
         "deny",
         Date.now() >= request.deadline - 100 ? "no answer in time: denied" : "cancelled: denied",
       );
-    io.stderr(`${card(request)}${prompt()}`);
+    io.stderr(`${card(request)}${typeAheadNote(dropped)}${prompt()}`);
     const ticker = setInterval(render, 1000);
     // The kernel also denies at the deadline; the card says so itself so the screen never shows
     // a countdown at zero waiting for a key.

@@ -14,6 +14,7 @@ import {
   REDRAW,
   rawTerminal,
   releaseTerminal,
+  typeAheadNote,
 } from "./terminal-input.js";
 
 /**
@@ -33,11 +34,11 @@ export async function askQuestion(
   if (signal.aborted || io.signal.aborted) return { action: "cancel" };
   if (Date.now() >= request.deadline) return { action: "decline" };
   const keys = rawTerminal(io.stdin);
-  if (keys) await dropTypeAhead(keys);
+  const dropped = keys ? await dropTypeAhead(keys) : 0;
   const input = new CardInput(io.stdin, keys);
   const end = deadlineOrAbort(request.deadline, [signal, io.signal]);
   try {
-    const outcome = await Promise.race([converse(io, request, input), end.reached]);
+    const outcome = await Promise.race([converse(io, request, input, dropped), end.reached]);
     io.stderr(`${outcome.typed ? "" : "\n"}  → ${outcome.note}\n`);
     return outcome.answer;
   } finally {
@@ -53,12 +54,17 @@ interface Outcome {
   readonly typed?: boolean;
 }
 
-async function converse(io: Io, request: ElicitationRequest, input: CardInput): Promise<Outcome> {
+async function converse(
+  io: Io,
+  request: ElicitationRequest,
+  input: CardInput,
+  dropped: number,
+): Promise<Outcome> {
   const values = startingValues(request.fields);
   const complete = request.required.every((name) => values[name] !== undefined);
   const choices = complete ? ACCEPT_CHOICES : FILL_CHOICES;
   const choiceLine = () => `${REDRAW}  ${choices.label}   (declined in ${secondsLeft(request.deadline)}s) > `;
-  io.stderr(`${card(request, values)}${choiceLine()}`);
+  io.stderr(`${card(request, values)}${typeAheadNote(dropped)}${choiceLine()}`);
   const ticker = setInterval(() => io.stderr(choiceLine()), 1000);
   const choice = await input
     .choose(choices.keys, {

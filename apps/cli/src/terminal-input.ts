@@ -29,18 +29,30 @@ export function rawTerminal(input: NodeJS.ReadableStream): RawTerminal | undefin
  */
 const TYPE_AHEAD_WINDOW_MS = 30;
 
-export function dropTypeAhead(keys: RawTerminal): Promise<void> {
+/** Reads and drops the keys already waiting; resolves with how many there were. */
+export function dropTypeAhead(keys: RawTerminal): Promise<number> {
+  let dropped = 0;
   // Ctrl-C still cancels, as on the card itself.
   const drop = (_text: string | undefined, key: { name?: string; ctrl?: boolean } | undefined) => {
     if (key?.ctrl && key.name === "c") process.kill(process.pid, "SIGINT");
+    else dropped++;
   };
   keys.on("keypress", drop);
   return new Promise((resolve) =>
     setTimeout(() => {
       keys.off("keypress", drop);
-      resolve();
+      resolve(dropped);
     }, TYPE_AHEAD_WINDOW_MS),
   );
+}
+
+/**
+ * The card's line saying type-ahead was dropped, or "" when none was: a key pressed before the card
+ * showed is not an answer, and without this line the card would seem to have ignored it.
+ */
+export function typeAheadNote(dropped: number): string {
+  if (dropped === 0) return "";
+  return "  (keys typed before this card was shown were ignored: answer now)\n";
 }
 
 export function releaseTerminal(keys: RawTerminal): void {

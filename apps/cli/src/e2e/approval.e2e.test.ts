@@ -95,6 +95,8 @@ describe.skipIf(!TMUX)("the permission card on a real terminal", () => {
     await terminal.waitFor("[d] deny");
     // Had the early o answered, the file would exist and the card would say so; the card waits.
     expect(terminal.screen()).not.toContain("→ allowed");
+    // The card says the early key was ignored, so a person knows to answer again.
+    expect(terminal.screen()).toContain("keys typed before this card was shown were ignored: answer now");
     terminal.type("d");
     await terminal.exitCode();
     expect(terminal.screen()).toContain("→ denied");
