@@ -3,12 +3,13 @@ import { existsSync, openSync, readdirSync, readFileSync, statSync } from "node:
 import { connect, type Socket } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { createShellTool, procProcessControl, type ShellToolConfig } from "./index.js";
+import { createShellTool, type ShellToolConfig } from "./index.js";
 import { readyLauncher } from "./launcher.js";
 import { type RunRequest, runProcess } from "./run-process.js";
 import { sessionFor } from "./test-support/kernel.js";
 import { commandParent, launcherInUse, launchersOf } from "./test-support/launcher.js";
 import { eventually, isAlive } from "./test-support/processes.js";
+import { runRequest } from "./test-support/run-request.js";
 import { useWorkspace } from "./test-support/workspace.js";
 
 /** Without a namespace, so that a command's parent (the launcher, or this process) is visible. */
@@ -85,28 +86,31 @@ describe("the launcher", () => {
   it("refuses a NUL in an argument or the environment as a direct spawn does", async () => {
     // shell.run's schema refuses such input first; this is the launcher's own refusal beneath it.
     const launcher = await eventually(() => readyLauncher());
+    const cwd = useWorkspace();
     const runWith = (overrides: Partial<RunRequest>) =>
-      runProcess({
-        executable: "/bin/echo",
-        args: ["x"],
-        cwd: useWorkspace(),
-        env: { PATH: "/usr/bin:/bin" },
-        marker: "PABLO_SHELL_RUN=nul-test",
-        timeoutMs: 5_000,
-        maxOutputBytes: 1024,
-        signal: new AbortController().signal,
-        onOutput: () => undefined,
-        control: procProcessControl(),
-        killGraceMs: 300,
-        cleanupMs: 2_000,
-        ...overrides,
-      });
+      runProcess(runRequest("/bin/echo", cwd, { args: ["x"], ...overrides }));
     for (const overrides of [{ args: ["a\0b"] }, { env: { PATH: "/usr/bin:/bin", X: "a\0b" } }]) {
       const [viaLauncher, viaSpawn] = [await runWith({ ...overrides, launcher }), await runWith(overrides)];
       expect(viaLauncher.end).toMatchObject({ kind: "spawn-failed", code: "ERR_INVALID_ARG_VALUE" });
       expect(viaSpawn.end).toMatchObject({ kind: "spawn-failed", code: "ERR_INVALID_ARG_VALUE" });
     }
     expect((await runWith({ launcher })).stdout.text).toBe("x\n");
+  });
+
+  it("reports a missing executable or working directory as spawn-failed with the errno, as a direct spawn does", async () => {
+    const launcher = await eventually(() => readyLauncher());
+    const cwd = useWorkspace();
+    for (const [executable, dir] of [
+      ["/nonexistent/sh", cwd],
+      ["/bin/sh", `${cwd}/vanished`],
+    ] as const) {
+      const [viaLauncher, viaSpawn] = [
+        await runProcess(runRequest(executable, dir, { launcher })),
+        await runProcess(runRequest(executable, dir)),
+      ];
+      expect(viaLauncher).toMatchObject({ end: { kind: "spawn-failed", code: "ENOENT" }, survivors: [] });
+      expect(viaSpawn).toMatchObject({ end: { kind: "spawn-failed", code: "ENOENT" }, survivors: [] });
+    }
   });
 
   it("keeps its socket in a directory only this user can enter", async () => {

@@ -1,24 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { procProcessControl } from "./index.js";
 import { runProcess } from "./run-process.js";
+import { runRequest } from "./test-support/run-request.js";
 import { useWorkspace } from "./test-support/workspace.js";
 
-function request(executable: string, cwd: string) {
-  return {
-    executable,
-    args: ["-c", "echo hi"],
-    cwd,
-    env: { PATH: "/usr/bin:/bin", PABLO_SHELL_RUN: "m" },
-    marker: "PABLO_SHELL_RUN=m",
-    timeoutMs: 5_000,
-    maxOutputBytes: 4096,
-    signal: new AbortController().signal,
-    onOutput: () => undefined,
-    control: procProcessControl(),
-    killGraceMs: 100,
-    cleanupMs: 1_000,
-  };
-}
+const request = (executable: string, cwd: string) => runRequest(executable, cwd);
 
 describe("runProcess", () => {
   it("reports an executable or directory that cannot be started as spawn-failed, with nothing left open", async () => {

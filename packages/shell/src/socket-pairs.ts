@@ -190,8 +190,8 @@ async function startServer(): Promise<PairServer | undefined> {
 
 /**
  * A socket path in a new directory only this user can enter (mkdtemp makes it 0700), named
- * `<prefix><pid>-XXXXXX`. A process killed by a signal never removes its own, so those of
- * processes that are gone are swept first, once per prefix.
+ * `<prefix><pid>-` and six random characters. A process killed by a signal never removes its
+ * own, so those of processes that are gone are swept first, once per prefix.
  */
 export function privateSocketPath(prefix: string, name: string): string {
   if (!swept.has(prefix)) {
