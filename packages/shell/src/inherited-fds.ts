@@ -18,8 +18,13 @@ export function hostInheritedDescriptors(): readonly number[] {
 }
 
 let hostFds: readonly number[] | undefined;
-/** Found once per process; "" when there is none. */
-let perlPath: string | undefined;
+let foundPerl: string | undefined;
+
+/** Perl's path, found once per process and never through PATH; "" when there is none. */
+export function perlPath(): string {
+  foundPerl ??= PERL_PATHS.find((path) => existsSync(path)) ?? "";
+  return foundPerl;
+}
 
 /**
  * Descriptors above 2 of this process that a child would inherit: those without close-on-exec.
@@ -55,8 +60,7 @@ export function inheritedDescriptors(procRoot = "/proc"): number[] {
  */
 export function closeInheritedDescriptors(launch: Launch, fds: readonly number[]): Launch {
   if (fds.length === 0) return launch;
-  perlPath ??= PERL_PATHS.find((path) => existsSync(path)) ?? "";
-  const perl = perlPath;
+  const perl = perlPath();
   if (perl) {
     // fdopen-then-close needs no module (loading POSIX alone costs about 10 ms).
     const script =

@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import type { Socket } from "node:net";
 import { constants } from "node:os";
 import { dirname } from "node:path";
+import { perlPath } from "./inherited-fds.js";
 import { LAUNCHER_SCRIPT } from "./launcher-script.js";
 import { startTicks } from "./proc-processes.js";
 import { connectReader, privateSocketPath } from "./socket-pairs.js";
@@ -92,7 +93,6 @@ const MAX_STARTS = 3;
 let starts = 0;
 let current: HostLauncher | undefined;
 
-const PERL_PATHS: readonly string[] = ["/usr/bin/perl", "/bin/perl"];
 /** The launcher must be ready within this long, or it is given up. */
 const READY_MS = 5_000;
 /** How often a leader is looked for in /proc once the launcher that started it has ended. */
@@ -128,7 +128,7 @@ class HostLauncher implements Launcher {
   #ended = false;
 
   static start(): HostLauncher | undefined {
-    const perl = PERL_PATHS.find((path) => existsSync(path));
+    const perl = perlPath();
     if (!perl) return undefined;
     let path: string;
     try {
