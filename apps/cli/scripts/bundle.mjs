@@ -56,7 +56,32 @@ const LATER_MODULES = ["commands/actions.ts", "commands/plugin.ts", "commands/au
 const ANCHORS = new Map([
   ...TASK_MODULES.map((file) => [join(root, "src", file), [CLI, TASK_CORE]]),
   ...LATER_MODULES.map((file) => [join(root, "src", file), [CLI]]),
+  ...(await onDemandModules()).map((file) => [file, [CLI, TASK_CORE]]),
 ]);
+
+/**
+ * The modules a workspace package loads through its one lazy boundary (`on-demand.js`, a table of
+ * `import()`s): a tool's implementation, loaded on the tool's first call, so only ever once the
+ * task core that built the tool is loaded.
+ */
+async function onDemandModules() {
+  const workspace = join(root, "..", "..");
+  const modules = [];
+  for (const group of ["packages", "plugins"]) {
+    for (const pkg of await readdir(join(workspace, group)).catch(() => [])) {
+      const dist = join(workspace, group, pkg, "dist");
+      const files = await readdir(dist, { recursive: true }).catch(() => []);
+      for (const file of files.filter((f) => f === "on-demand.js" || f.endsWith("/on-demand.js"))) {
+        const boundary = join(dist, file);
+        const text = await readFile(boundary, "utf8");
+        for (const [, specifier] of text.matchAll(/import\("(\.{1,2}\/[^"]+)"\)/g)) {
+          modules.push(join(dirname(boundary), specifier));
+        }
+      }
+    }
+  }
+  return modules;
+}
 
 const REQUIRE_BANNER =
   'import { createRequire as __pabloCreateRequire } from "node:module"; const require = __pabloCreateRequire(import.meta.url);';

@@ -1,4 +1,3 @@
-import { dirname } from "node:path";
 import { type A2aOptions, A2aOptionsSchema } from "@pablo/a2a/options";
 import { ActionsOptionsSchema } from "@pablo/actions/options";
 import {
@@ -27,7 +26,7 @@ import {
 } from "@pablo/kernel";
 import type { McpAuthorizationState } from "@pablo/mcp";
 import { type McpOptions, McpOptionsSchema, mcpPolicyLayers } from "@pablo/mcp/options";
-import { createPluginAuthorTools, loadPlugins, PluginEntryOptionsSchema } from "@pablo/plugins";
+import { createPluginAuthorTools, type LoadedPlugins, PluginEntryOptionsSchema } from "@pablo/plugins";
 import {
   commandRulesLayer,
   createShellTool,
@@ -51,7 +50,8 @@ export type { TaskSkills } from "./provider-skills.js";
 
 /**
  * The providers that bring heavy dependencies (an MCP or A2A SDK, database drivers, the skills'
- * SKILL.md and YAML parsers, the browser's page runner and file server), each loaded only when the
+ * SKILL.md and YAML parsers, the browser's page runner and file server, the plugin loader and its
+ * signature checks), each loaded only when the
  * deployment configures it (or, for the browser, when one is installed): listing the tools of a
  * deployment without them never loads their code. The one lazy boundary per provider.
  */
@@ -61,7 +61,10 @@ const load = {
   a2a: () => import("./provider-a2a.js"),
   actions: () => import("./provider-actions.js"),
   skills: () => import("./provider-skills.js"),
+  plugins: () => import("./provider-plugins.js"),
 };
+
+const NO_PLUGINS: Omit<LoadedPlugins, "loaded"> = { tools: [], skills: [], diagnostics: [] };
 
 const NO_SKILLS: OpenedSkills = { skills: undefined, providers: [], layers: [], diagnostics: [] };
 
@@ -193,10 +196,9 @@ export async function openProviders(context: ProviderContext): Promise<OpenedPro
   const a2a = hasEntries(a2aSection?.remotes)
     ? await (await load.a2a()).openA2a(a2aSection, context)
     : { providers: [], diagnostics: () => [], handoff: false };
-  const plugins = await loadPlugins(pluginEntries(deployment), {
-    resolveFrom: dirname(deployment.file),
-    reserved: builtIn,
-  });
+  const plugins = hasEntries(deployment.options["plugins"] as Record<string, unknown> | undefined)
+    ? await (await load.plugins()).openPlugins(deployment, builtIn)
+    : NO_PLUGINS;
   const pluginRoots = plugins.skills.map((s) => ({
     name: `plugin-${s.pluginId.replace(/[^a-z0-9-]/g, "-")}`,
     dir: s.dir,
@@ -313,13 +315,6 @@ function configured<T>(deployment: Deployment, keyPath: string, build: () => T):
       },
     ]);
   }
-}
-
-function pluginEntries(deployment: Deployment): Parameters<typeof loadPlugins>[0] {
-  const section = (deployment.options["plugins"] ?? {}) as Record<string, Record<string, unknown>>;
-  return Object.entries(section).map(([name, entry]) => ({ name, ...entry })) as unknown as Parameters<
-    typeof loadPlugins
-  >[0];
 }
 
 /**

@@ -1,21 +1,9 @@
 import { realpathSync } from "node:fs";
-import { createLocalFs } from "@pablo/fs";
-import {
-  type Access,
-  defineTool,
-  fail,
-  type ToolContext,
-  type ToolDefinition,
-  type ToolResult,
-} from "@pablo/kernel";
+import { type Access, defineTool, type ToolDefinition } from "@pablo/kernel";
 import Type from "typebox";
-import { BrowserErrorCode } from "./errors.js";
-import { browserCandidates, findBrowser } from "./find-browser.js";
-import { type BrowserOptions, type ResolvedBrowserOptions, resolveBrowserOptions } from "./options.js";
-import { type PagePath, parsePagePath, urlPathOf } from "./page-path.js";
-import { type PreviewArgs, render } from "./preview-run.js";
-import { openWorkspaceFiles, type WorkspaceFiles } from "./workspace-files.js";
-import { startWorkspaceServer } from "./workspace-server.js";
+import { onDemand } from "./on-demand.js";
+import { type BrowserOptions, resolveBrowserOptions } from "./options.js";
+import { type PagePath, parsePagePath } from "./page-path.js";
 
 export interface BrowserPreviewConfig {
   /** The session's workspace root; pages and everything they load come from here only. */
@@ -101,7 +89,7 @@ export function createBrowserPreviewTool(
       if ("ok" in page) return page;
       return declaredAccesses(workspaceRoot(), page);
     },
-    execute: (args, ctx) => preview(config, options, args, ctx),
+    execute: async (args, ctx) => (await onDemand.call()).preview(config, options, args, ctx),
   });
 }
 
@@ -109,71 +97,4 @@ function declaredAccesses(root: string, page: PagePath): Access[] {
   const components = page.directory ? [...page.components, "index.html"] : page.components;
   const path = root === "/" ? `/${components.join("/")}` : [root, ...components].join("/");
   return [{ dimension: "fs.read", path, root: "workspace" }];
-}
-
-async function preview(
-  config: BrowserPreviewConfig,
-  options: ResolvedBrowserOptions,
-  args: PreviewArgs,
-  ctx: ToolContext,
-): Promise<ToolResult> {
-  const page = parsePagePath(args.path);
-  if ("ok" in page) return page;
-  const executable = findBrowser(
-    config.browserPath !== undefined ? [config.browserPath] : browserCandidates(options.path),
-  );
-  if (!executable.ok) return fail(BrowserErrorCode.TOOL_FAILED, executable.reason);
-  let files: WorkspaceFiles;
-  try {
-    files = await openWorkspaceFiles(createLocalFs(), config.workspace);
-  } catch (error) {
-    return fail(BrowserErrorCode.NOT_FOUND, `cannot open the workspace: ${messageOf(error)}`);
-  }
-  try {
-    // The page itself is checked with the server's own resolver before a browser starts.
-    const target = await files.read(page.components, MAX_SERVED_FILE_BYTES);
-    if (!target.ok) return fail(target.code, target.message, { path: args.path });
-    return await withServer(files, ctx, async (server) =>
-      render(
-        {
-          executable: executable.path,
-          serverPort: server.port,
-          url: `${server.origin}${urlPathOf(page)}`,
-          origin: server.origin,
-          args,
-          options,
-          scratchDir: config.scratchDir,
-        },
-        ctx,
-      ).then((result) => withServerFacts(result, server.foreignRequests, server.deniedFiles)),
-    );
-  } finally {
-    await files.close().catch(() => undefined);
-  }
-}
-
-async function withServer<T>(
-  files: WorkspaceFiles,
-  ctx: ToolContext,
-  body: (server: Awaited<ReturnType<typeof startWorkspaceServer>>) => Promise<T>,
-): Promise<T> {
-  const server = await startWorkspaceServer({
-    files,
-    maxFileBytes: MAX_SERVED_FILE_BYTES,
-    allows: (path) => ctx.authorize([{ dimension: "fs.read", path, root: "workspace" }]).verdict === "allow",
-  });
-  try {
-    return await body(server);
-  } finally {
-    await server.close();
-  }
-}
-
-/** What the server refused, for the audit record only: the model sees `blockedRequests`. */
-function withServerFacts(result: ToolResult, foreign: number, denied: number): ToolResult {
-  return { ...result, auditNotes: { ...result.auditNotes, foreignRequests: foreign, deniedFiles: denied } };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

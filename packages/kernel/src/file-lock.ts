@@ -10,8 +10,8 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
-import { threadId } from "node:worker_threads";
 
 /**
  * Runs `body` holding an exclusive lock file beside `target` (`<target>.lock`), across processes.
@@ -105,7 +105,7 @@ function tryCreateExclusive(lock: string): boolean {
 function ownerFileFor(lock: string): string {
   const known = ownerFiles.get(lock);
   if (known !== undefined) return known;
-  const path = `${lock}${OWNER_SUFFIX}${process.pid}-${threadId}`;
+  const path = `${lock}${OWNER_SUFFIX}${process.pid}-${threadId()}`;
   writeFileSync(path, OWNER, { mode: 0o600 });
   if (!exitHookInstalled) {
     exitHookInstalled = true;
@@ -204,4 +204,13 @@ function readText(path: string): string | undefined {
 
 function sleepSync(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
+}
+
+/**
+ * This thread's id, from node:worker_threads loaded on the first lock: a command that takes no lock
+ * (`pablo tools`, `pablo --help`) does not pay the module's load.
+ */
+function threadId(): number {
+  return (createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads"))
+    .threadId;
 }

@@ -3,7 +3,7 @@ import Type from "typebox";
 import type { FsEnv } from "../env.js";
 import { firstInvalidUtf8, isValidUtf8 } from "../utf8.js";
 import { PathArg, scratchSentence } from "./common.js";
-import { mutate } from "./mutate.js";
+import { onDemand } from "./on-demand.js";
 import { declare, planPath, refuseProtected } from "./plan.js";
 import { countFailedEdit } from "./revisions.js";
 import { revision } from "./write.js";
@@ -57,7 +57,7 @@ export function editTool(env: FsEnv) {
           "old_string and new_string are identical; nothing would change",
         );
       }
-      const outcome = await mutate(env, ctx, {
+      const outcome = await (await onDemand.mutate()).mutate(env, ctx, {
         path: args.path,
         operation: "edit",
         expected: args.expected_revision,

@@ -1,13 +1,9 @@
-import { defineTool, ok, type ToolResult } from "@pablo/kernel";
-import picomatch from "picomatch";
+import { defineTool, type ToolResult } from "@pablo/kernel";
 import Type from "typebox";
 import type { FsEnv } from "../env.js";
-import { displayPath } from "../roots.js";
-import { walkTree } from "../walk/tree.js";
-import { Yielder } from "../yielder.js";
-import { PathArg, thrownFailure } from "./common.js";
-import { refuseGlobPattern } from "./glob-pattern.js";
-import { declare, openPath, planPath, shownPath } from "./plan.js";
+import { PathArg } from "./common.js";
+import { onDemand } from "./on-demand.js";
+import { declare, planPath } from "./plan.js";
 
 export const DEFAULT_GLOB_RESULTS = 1000;
 export const MAX_GLOB_RESULTS = 10_000;
@@ -59,65 +55,13 @@ export function globTool(env: FsEnv) {
     // Seed 001 2.1: Glob and Grep load on demand in Agent mode; Plan and Goal keep them active.
     deferred: "agent-mode",
     async accesses(args, ctx) {
-      const refused = refuseGlobPattern(args.pattern);
+      const refused = (await onDemand.globPattern()).refuseGlobPattern(args.pattern);
       if (refused) return refused;
       const planned = await planPath(env, args.path ?? ".", "directory");
       return "ok" in planned ? planned : declare(env, ctx, planned, ["fs.read"]);
     },
     async execute(args, ctx): Promise<ToolResult> {
-      // Again for a direct call that skipped accesses().
-      const refused = refuseGlobPattern(args.pattern);
-      if (refused) return refused;
-      const resolved = await openPath(env, ctx, args.path ?? ".", "directory");
-      if ("ok" in resolved) return resolved;
-      const shown = shownPath(resolved);
-      try {
-        if (resolved.leaf.type !== "directory") throw new Error("resolve returned a non-directory leaf");
-        const matcher = picomatch(args.pattern, { dot: args.dot ?? false });
-        const max = args.max_results ?? DEFAULT_GLOB_RESULTS;
-        const files: string[] = [];
-        const quotaDepth = env.options.quotas.search_depth;
-        const { bound, counts } = await walkTree(
-          env.io,
-          resolved.leaf.handle,
-          async (_dir, _name, relative) => {
-            if (!matcher(relative.join("/"))) return undefined;
-            if (files.length >= max) return "results";
-            files.push(displayPath(resolved.root, [...resolved.components, ...relative]));
-            return undefined;
-          },
-          {
-            maxDepth: minDefined(args.max_depth, quotaDepth),
-            usefulDepth: usefulDepth(args.pattern),
-            maxEntries: env.options.quotas.entries,
-          },
-          new Yielder(ctx.signal),
-        );
-        return ok({
-          path: shown,
-          root: resolved.root.kind,
-          pattern: args.pattern,
-          files,
-          bound: bound ?? null,
-          complete: bound === undefined,
-          skipped: { symlinks: counts.symlinks, special: counts.special },
-        });
-      } catch (error) {
-        return thrownFailure(error, shown);
-      } finally {
-        await resolved.release();
-      }
+      return (await onDemand.glob()).glob(env, args, ctx);
     },
   });
-}
-
-/** A pattern without `**` cannot match deeper than its number of segments. */
-function usefulDepth(pattern: string): number | undefined {
-  return pattern.includes("**") ? undefined : pattern.split("/").length;
-}
-
-function minDefined(a: number | undefined, b: number | undefined): number | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return Math.min(a, b);
 }

@@ -2,7 +2,7 @@ import { defineTool, type ToolResult } from "@pablo/kernel";
 import Type from "typebox";
 import type { FsEnv } from "../env.js";
 import { PathArg, scratchSentence } from "./common.js";
-import { mutate } from "./mutate.js";
+import { onDemand } from "./on-demand.js";
 import { declare, planPath, refuseProtected } from "./plan.js";
 
 /** A SHA-256 revision as the fs tools return it. */
@@ -55,7 +55,7 @@ export function writeTool(env: FsEnv) {
       return refuseProtected(env, planned) ?? declare(env, ctx, planned, ["fs.write"]);
     },
     async execute(args, ctx): Promise<ToolResult> {
-      const outcome = await mutate(env, ctx, {
+      const outcome = await (await onDemand.mutate()).mutate(env, ctx, {
         path: args.path,
         operation: "write",
         expected: args.expected_revision,

@@ -1,7 +1,8 @@
 import { isUtf8 } from "node:buffer";
 import * as fs from "node:fs";
+import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { BatchScan, Pacer } from "../port/types.js";
 import { findLines, literalNeedle } from "./lines.js";
 import {
@@ -184,7 +185,7 @@ export class ScanPool {
 
   #spawn(): Worker {
     source ??= workerSource();
-    const worker = new Worker(source, { eval: true });
+    const worker = new (workerThreads().Worker)(source, { eval: true });
     worker.unref();
     worker.on("message", (answers: { id: number; result: BatchScan }[]) => {
       for (const answer of answers) this.#settle(answer.id, answer.result);
@@ -251,4 +252,12 @@ let source: string | undefined;
 export function sharedScanPool(): ScanPool {
   shared ??= new ScanPool();
   return shared;
+}
+
+/**
+ * node:worker_threads, loaded when the first worker starts: every process that opens the local
+ * disk imports this file, and most never search a tree big enough to start a worker.
+ */
+function workerThreads(): typeof import("node:worker_threads") {
+  return createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
 }

@@ -1,9 +1,7 @@
 import { defineTool, ErrorCode, fail, ok, type ToolDefinition } from "@pablo/kernel";
 import Type from "typebox";
-import { checkPlugin } from "./check.js";
-import { packPlugin } from "./pack.js";
+import { onDemand } from "./on-demand.js";
 import { type AuthorRoots, locate } from "./paths.js";
-import { scaffoldPlugin } from "./scaffold.js";
 
 export interface AuthorToolsOptions extends AuthorRoots {
   /** The npm executable PluginPack runs (default `npm` from PATH). */
@@ -49,7 +47,10 @@ export function createPluginAuthorTools(options: AuthorToolsOptions): ToolDefini
       return [{ dimension: "fs.write", path: target.path, root: target.root }];
     },
     execute: async (args) => {
-      const result = await scaffoldPlugin(locate(options, args.dir).path, args.name);
+      const result = await (await onDemand.scaffold()).scaffoldPlugin(
+        locate(options, args.dir).path,
+        args.name,
+      );
       return result.ok
         ? ok({ dir: result.dir, pluginId: result.pluginId, files: [...result.files] }, { committed: true })
         : fail(ErrorCode.ALREADY_EXISTS, result.message);
@@ -73,7 +74,7 @@ export function createPluginAuthorTools(options: AuthorToolsOptions): ToolDefini
       return [{ dimension: "fs.read", path: target.path, root: target.root }];
     },
     execute: async (args) => {
-      const result = await checkPlugin(locate(options, args.dir).path);
+      const result = await (await onDemand.check()).checkPlugin(locate(options, args.dir).path);
       return ok(JSON.parse(JSON.stringify(result)));
     },
   });
@@ -109,10 +110,14 @@ export function createPluginAuthorTools(options: AuthorToolsOptions): ToolDefini
     },
     execute: async (args, ctx) => {
       const source = locate(options, args.dir).path;
-      const result = await packPlugin(source, locate(options, args.outDir ?? args.dir).path, {
-        signal: ctx.signal,
-        ...(options.npm ? { npm: options.npm } : {}),
-      });
+      const result = await (await onDemand.pack()).packPlugin(
+        source,
+        locate(options, args.outDir ?? args.dir).path,
+        {
+          signal: ctx.signal,
+          ...(options.npm ? { npm: options.npm } : {}),
+        },
+      );
       const data = JSON.parse(JSON.stringify(result));
       return result.ok
         ? ok(data, { committed: true })
