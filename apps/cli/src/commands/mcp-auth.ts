@@ -1,16 +1,5 @@
 import { join, resolve } from "node:path";
-import {
-  type CredentialReference,
-  createCredentialResolver,
-  type Deployment,
-  deploymentLayer,
-  flagsLayer,
-  loadDeploymentFile,
-  loadJsonPolicy,
-  type NetworkOptions,
-  type PolicyOptions,
-} from "@pablo/config";
-import type { AuthorityLayer } from "@pablo/kernel";
+import { createCredentialResolver, type Deployment, loadDeploymentFile } from "@pablo/config";
 import { stateDirectory } from "@pablo/kernel/node";
 import { loginMcpServer, logoutMcpServer, McpOAuthError, type McpOptions } from "@pablo/mcp";
 import type { GlobalOptions } from "../args.js";
@@ -19,7 +8,7 @@ import { buildLayers, credentialReferences, resolveBindings } from "../distribut
 import { Exit } from "../exit-codes.js";
 import { type Io, printJson } from "../output.js";
 import { PRESET_DIR } from "../package-root.js";
-import { distributionSections, sectionLayers } from "../providers.js";
+import { distributionSections } from "../providers.js";
 
 /**
  * `pablo mcp login NAME`: runs the MCP authorization flow for one `auth = "oauth"` server and
