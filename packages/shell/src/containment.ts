@@ -1,8 +1,8 @@
-import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readlinkSync } from "node:fs";
 import { PabloError } from "@pablo/kernel";
 import { ShellOptionsErrorCode } from "./errors.js";
 import { closeInheritedDescriptors, hostInheritedDescriptors } from "./inherited-fds.js";
+import { onDemand } from "./on-demand.js";
 import { BWRAP_PATHS, type ResolvedSandboxOptions, resolveSandboxOptions } from "./sandbox-options.js";
 
 /**
@@ -149,6 +149,7 @@ function bubblewrapContainment(options: ResolvedSandboxOptions): Containment {
       { bwrap: options.bwrapPath ?? null },
     );
   }
+  const { spawnSync } = onDemand.childProcess();
   const probe = spawnSync(
     bwrap,
     [...systemBinds(options.systemPaths), "--unshare-all", "--die-with-parent", "/bin/true"],
@@ -244,6 +245,7 @@ function unshareFlags(): UnshareLaunch | undefined {
   if (!path) return undefined;
   const base = ["--pid", "--fork", "--kill-child", "--mount-proc"];
   const attempts = process.getuid?.() === 0 ? [base] : [["--user", "--map-current-user", ...base]];
+  const { spawnSync } = onDemand.childProcess();
   for (const flags of attempts) {
     const run = spawnSync(path, [...flags, "/bin/true"], { stdio: "ignore", timeout: 5_000 });
     if (run.status === 0) {

@@ -1,35 +1,14 @@
-import { randomUUID } from "node:crypto";
-import {
-  defineTool,
-  ErrorCode,
-  fail,
-  type OperatingMode,
-  type PermissionMode,
-  type ToolDefinition,
-  type ToolResult,
-} from "@pablo/kernel";
-import { CLEAN_PATH, cleanEnvironment, RUN_MARKER_VARIABLE } from "./clean-env.js";
-import { parseCommandLine } from "./command-parser.js";
+import { defineTool, type PermissionMode, type ToolDefinition } from "@pablo/kernel";
+import { CLEAN_PATH } from "./clean-env.js";
 import { type Containment, containmentFor } from "./containment.js";
 import { defaultResolveCwd } from "./default-resolve-cwd.js";
-import { readyLauncher } from "./launcher.js";
-import { loginPath } from "./login-path.js";
+import { onDemand } from "./on-demand.js";
 import { type ResolvedShellOptions, resolveShellOptions, type ShellOptions } from "./options.js";
-import { lastPatchCommand } from "./patch-commands.js";
-import { countPatchFailure } from "./patch-failures.js";
-import { fixedCommandPath, type PlanDeps, planCall, prepareCall, type ResolveCwd } from "./plan-call.js";
-import { type ProcessControl, procProcessControl } from "./proc-processes.js";
-import type { Redactor } from "./redact.js";
-import { redactingStream, redactResult, shellRedactor } from "./redact-output.js";
-import { runProcess } from "./run-process.js";
+import { fixedCommandPath, type PlanDeps, planCall, type ResolveCwd } from "./plan-call.js";
+import type { ProcessControl } from "./proc-processes.js";
 import { resolveSandboxOptions, type SandboxOptions } from "./sandbox-options.js";
-import { shellResult } from "./shell-result.js";
-import {
-  DEFAULT_MAX_OUTPUT_BYTES,
-  MIN_TIMEOUT_MS,
-  type ShellRunSchema,
-  shellRunSchema,
-} from "./shell-schema.js";
+import type { ShellRunDeps } from "./shell-run.js";
+import { MIN_TIMEOUT_MS, type ShellRunSchema, shellRunSchema } from "./shell-schema.js";
 
 export interface ShellToolConfig {
   /** Canonical absolute path of the workspace root. */
@@ -65,18 +44,24 @@ export interface ShellToolConfig {
  */
 export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRunSchema> {
   const options = resolveShellOptions(config.options);
-  // Made on the first call, so that listing the tool never loads the RE2 engine.
-  let redactor: Promise<Redactor | undefined> | undefined;
   const sandbox = resolveSandboxOptions(config.sandbox);
   const containment = containmentFor(sandbox);
-  const permission = config.permission ?? "ask";
   const deps: PlanDeps = {
     workspace: config.workspace,
     options,
     resolveCwd: config.resolveCwd ?? defaultResolveCwd,
-    commandPath: options.loginPathProbe ? async () => (await loginPath()) ?? CLEAN_PATH : fixedCommandPath,
+    commandPath: options.loginPathProbe
+      ? async () => (await (await onDemand.loginPath()).loginPath()) ?? CLEAN_PATH
+      : fixedCommandPath,
   };
-  const control = config.processes ?? procProcessControl();
+  // What a call needs beyond the plan (the runner, the launcher, output shaping) loads on the first call.
+  const run: ShellRunDeps = {
+    config,
+    options,
+    containment,
+    permission: config.permission ?? "ask",
+    plan: deps,
+  };
   return defineTool({
     name: "shell.run",
     // The description reads the containment only for bubblewrap, which was probed at admission: a
@@ -97,77 +82,9 @@ export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRu
       return "ok" in plan ? plan : plan.accesses;
     },
     async execute(args, ctx) {
-      const plan = await prepareCall(args, ctx, deps);
-      if ("ok" in plan) return plan;
-      if (ctx.signal.aborted)
-        return fail(ErrorCode.TOOL_CANCELLED, "the call was cancelled before the command started");
-      redactor ??= shellRedactor(options.redact);
-      const redact = await redactor;
-      const marker = randomUUID();
-      const env = cleanEnvironment({
-        marker,
-        path: plan.path,
-        ...(config.scratchDir ? { scratchDir: config.scratchDir } : {}),
-        ...(args.env ? { additions: args.env } : {}),
-      });
-      const launcher = config.launcher === false ? undefined : readyLauncher();
-      const launch = containment.wrap(
-        { executable: plan.shell.path, args: [...plan.shell.args, args.command] },
-        {
-          cwd: plan.cwd,
-          workspace: config.workspace,
-          ...(config.scratchDir ? { scratchDir: config.scratchDir } : {}),
-          workspaceWritable: workspaceWritable(permission, ctx.mode),
-          ...(launcher ? { inheritedDescriptors: [] } : {}),
-        },
-      );
-      const stream = redact
-        ? redactingStream(redact, (kind, data) => ctx.progress({ kind, data }))
-        : undefined;
-      const outcome = await runProcess({
-        executable: launch.executable,
-        args: launch.args,
-        namespaced: containment.namespaced,
-        ...(launcher ? { launcher } : {}),
-        cwd: plan.cwd,
-        env,
-        marker: `${RUN_MARKER_VARIABLE}=${marker}`,
-        timeoutMs: plan.timeoutMs,
-        maxOutputBytes: args.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
-        signal: ctx.signal,
-        onOutput: (kind, data) => (stream ? stream.push(kind, data) : ctx.progress({ kind, data })),
-        control,
-        killGraceMs: options.killGraceMs,
-        cleanupMs: options.cleanupMs,
-      });
-      stream?.flush();
-      const shaped = shellResult(outcome, {
-        maxLines: options.maxLines,
-        maxChars: options.maxChars,
-        timeoutMs: plan.timeoutMs,
-        shell: plan.shell.path,
-      });
-      const result = withContainment(containment, redact ? redactResult(shaped, redact) : shaped);
-      const patch = lastPatchCommand(
-        args.command,
-        parseCommandLine(args.command, { maxLength: options.maxCommandLength }),
-      );
-      if (!patch) return result;
-      const site = { workspace: config.workspace, cwd: plan.cwd, scratchDir: config.scratchDir };
-      return countPatchFailure(result, patch, site, ctx);
+      return (await onDemand.run()).runShell(run, args, ctx);
     },
   });
-}
-
-/** Seed 001: Plan and Goal do not write unless the permission mode is `auto`; `read-only` never does. */
-function workspaceWritable(permission: PermissionMode, mode: OperatingMode): boolean {
-  if (permission === "read-only") return false;
-  return mode === "agent" || permission === "auto";
-}
-
-/** The audit record says which containment was in force for the call. */
-function withContainment(containment: Containment, result: ToolResult): ToolResult {
-  return { ...result, auditNotes: { ...result.auditNotes, containment: containment.kind } };
 }
 
 /**
