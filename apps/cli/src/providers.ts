@@ -21,6 +21,7 @@ import {
   PabloError,
   type PermissionBroker,
   type PermissionMode,
+  StringRecord,
   type ToolDefinition,
   type ToolProvider,
 } from "@pablo/kernel";
@@ -80,7 +81,7 @@ export function distributionSections(): Record<string, TSchema> {
     a2a: A2aOptionsSchema,
     actions: ActionsOptionsSchema,
     agent: AgentOptionsSchema,
-    plugins: Type.Record(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" }), PluginEntryOptionsSchema, {
+    plugins: StringRecord(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" }), PluginEntryOptionsSchema, {
       description: "[options.plugins.NAME]: the plugins this distribution loads; nothing else is scanned.",
     }),
   };

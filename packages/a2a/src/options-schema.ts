@@ -1,3 +1,4 @@
+import { StringRecord } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
 
 /** Defaults for every bound of a remote call; each can be lowered (or raised) per remote. */
@@ -75,7 +76,7 @@ export const A2aServeSchema = Type.Object(
 export const A2aOptionsSchema = Type.Object(
   {
     remotes: Type.Optional(
-      Type.Record(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" }), A2aRemoteSchema, {
+      StringRecord(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" }), A2aRemoteSchema, {
         description: "Remote agents by name; each becomes the deferred tool a2a/NAME.",
       }),
     ),

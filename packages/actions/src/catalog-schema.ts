@@ -1,3 +1,4 @@
+import { StringRecord } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
 
 /** The filters an action may declare; only declared ones are accepted as call inputs. */
@@ -172,7 +173,7 @@ export const ActionSpec = Type.Object(
       },
     ),
     params: Type.Optional(
-      Type.Record(Type.String({ pattern: "^[a-z][a-z0-9_]{0,31}$" }), ParamSpec, {
+      StringRecord(Type.String({ pattern: "^[a-z][a-z0-9_]{0,31}$" }), ParamSpec, {
         description: "The typed parameters a call gives, by name.",
       }),
     ),
@@ -209,7 +210,7 @@ export const ActionSpec = Type.Object(
       ),
     ),
     builtin_config: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), {
+      StringRecord(Type.String(), Type.Unknown(), {
         description: "The builtin's configuration; it can only narrow.",
       }),
     ),

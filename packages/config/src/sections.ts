@@ -1,4 +1,4 @@
-import { NamePolicy, PathPolicy, UrlPolicy } from "@pablo/kernel";
+import { NamePolicy, PathPolicy, StringRecord, UrlPolicy } from "@pablo/kernel";
 import Type, { type Static, type TSchema } from "typebox";
 
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
@@ -126,7 +126,7 @@ export const AuditOptionsSchema = Type.Object(
 export const A2aOptionsSchema = Type.Object(
   {
     remotes: Type.Optional(
-      Type.Record(
+      StringRecord(
         Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" }),
         Type.Object(
           {
@@ -192,7 +192,7 @@ export function deploymentSchema(sections: Readonly<Record<string, TSchema>>): T
   return Type.Object(
     {
       credentials: Type.Optional(
-        Type.Record(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" }), CredentialSchema),
+        StringRecord(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" }), CredentialSchema),
       ),
       options: Type.Optional(Type.Object(options, { additionalProperties: false })),
     },

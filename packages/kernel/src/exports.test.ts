@@ -39,6 +39,7 @@ describe("@pablo/kernel public surface", () => {
         "PathRuleSchema",
         "REDACTED",
         "Session",
+        "StringRecord",
         "UrlCode",
         "UrlPolicy",
         "UrlRuleSchema",

@@ -113,6 +113,7 @@ export type { SchemaIssue, Validator } from "./schema.js";
 export { compileValidator, findOpenObject, toJsonSchema } from "./schema.js";
 export { Session } from "./session.js";
 export { staticAccesses } from "./stages.js";
+export { StringRecord } from "./string-record.js";
 export type {
   AnyToolDefinition,
   AuditNotes,

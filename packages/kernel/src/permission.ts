@@ -1,5 +1,6 @@
 import Type, { type Static } from "typebox";
 import type { Access } from "./access.js";
+import { StringRecord } from "./string-record.js";
 import type { Effect, Risk, ToolCategory } from "./tool.js";
 
 /**
@@ -133,7 +134,7 @@ export const ElicitationRequestSchema = Type.Object(
   {
     server: Type.String({ description: "The tool server asking, for example an MCP server's name." }),
     message: Type.String({ description: "The server's question, bounded in length." }),
-    fields: Type.Record(Type.String(), ElicitationFieldSchema, {
+    fields: StringRecord(Type.String(), ElicitationFieldSchema, {
       description: "The fields asked for, by property name, in the server's order.",
     }),
     required: Type.Array(Type.String({ description: "A field name." }), {
@@ -157,7 +158,7 @@ export const ElicitationAnswerSchema = Type.Union(
     Type.Object(
       {
         action: Type.Literal("accept", { description: "The user submitted the form." }),
-        content: Type.Record(Type.String(), ElicitationValueSchema, {
+        content: StringRecord(Type.String(), ElicitationValueSchema, {
           description: "Values given; fields left out are filled from their defaults.",
         }),
       },

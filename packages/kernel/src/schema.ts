@@ -1,6 +1,6 @@
 import type { TSchema } from "typebox";
-import { Compile } from "typebox/compile";
 import type { TLocalizedValidationError } from "typebox/error";
+import { Compile } from "typebox/schema";
 
 /** One problem with a value, addressed by JSON pointer. */
 export interface SchemaIssue {
@@ -14,12 +14,16 @@ export interface Validator {
   issues(value: unknown, max?: number): SchemaIssue[];
 }
 
-/** Compiles a schema with typebox's compiler. */
+/**
+ * Compiles a schema with typebox's schema compiler: the checker and its errors only, not
+ * `typebox/compile`'s validator, whose parse, decode and default operations load the rest of
+ * typebox (its value and type engines) into every process that validates a tool's input.
+ */
 export function compileValidator(schema: TSchema): Validator {
   const compiled = Compile(schema);
   return {
     check: (value) => compiled.Check(value),
-    issues: (value, max = 10) => schemaIssues(compiled.Errors(value), max),
+    issues: (value, max = 10) => (compiled.Check(value) ? [] : schemaIssues(compiled.Errors(value)[1], max)),
   };
 }
 

@@ -1,3 +1,4 @@
+import { StringRecord } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
 
 /**
@@ -67,7 +68,7 @@ const common = {
     }),
   ),
   tools: Type.Optional(
-    Type.Record(Type.String({ minLength: 1, maxLength: 128 }), ToolOverride, {
+    StringRecord(Type.String({ minLength: 1, maxLength: 128 }), ToolOverride, {
       description: "Per-tool overrides keyed by the server's tool name.",
     }),
   ),
@@ -103,7 +104,7 @@ export const StdioServerSchema = Type.Object(
       }),
     ),
     env: Type.Optional(
-      Type.Record(Type.String({ pattern: ENV_NAME_PATTERN }), CredentialName, {
+      StringRecord(Type.String({ pattern: ENV_NAME_PATTERN }), CredentialName, {
         additionalProperties: false,
         description:
           "Environment variable -> credential name (consumer `mcp.environment`). The process gets exactly these variables and nothing else.",
@@ -194,7 +195,7 @@ export const HttpServerSchema = Type.Object(
     transport: Type.Literal("http", { description: "Speak MCP over Streamable HTTP." }),
     url: Type.String({ minLength: 1, description: "The MCP endpoint. HTTPS unless `allow_loopback_http`." }),
     headers: Type.Optional(
-      Type.Record(Type.String({ pattern: HEADER_NAME_PATTERN }), CredentialName, {
+      StringRecord(Type.String({ pattern: HEADER_NAME_PATTERN }), CredentialName, {
         additionalProperties: false,
         description: "Header -> credential name (consumer `mcp.headers`), sent only to this server.",
       }),
@@ -267,7 +268,7 @@ export const McpPolicySchema = Type.Object(
 export const McpOptionsSchema = Type.Object(
   {
     servers: Type.Optional(
-      Type.Record(Type.String({ pattern: SERVER_NAME_PATTERN }), McpServerSchema, {
+      StringRecord(Type.String({ pattern: SERVER_NAME_PATTERN }), McpServerSchema, {
         additionalProperties: false,
         description: "Configured servers by name. Policy can only narrow this set.",
       }),

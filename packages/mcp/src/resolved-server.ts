@@ -1,5 +1,5 @@
 import type { Risk } from "@pablo/kernel";
-import { Compile } from "typebox/compile";
+import { Compile } from "typebox/schema";
 import { type OAuthSettings, resolveOAuthSettings } from "./oauth/settings.js";
 import {
   MCP_DEFAULTS,
@@ -52,7 +52,7 @@ const namePattern = new RegExp(SERVER_NAME_PATTERN);
 export function resolveServer(name: string, raw: unknown): ResolvedServer | { problem: string } {
   if (!namePattern.test(name)) return { problem: `server name ${JSON.stringify(name)} is not allowed` };
   if (!serverValidator.Check(raw)) {
-    const first = [...serverValidator.Errors(raw)][0];
+    const first = serverValidator.Errors(raw)[1][0];
     return { problem: `${first?.instancePath || "/"} ${first?.message ?? "is invalid"}` };
   }
   const config = raw as McpServerConfig;

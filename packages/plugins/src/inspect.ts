@@ -2,7 +2,7 @@ import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, normalize, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AnyToolDefinition } from "@pablo/kernel";
-import { Compile } from "typebox/compile";
+import { Compile } from "typebox/schema";
 import { DiagnosticList, messageOf, PluginCode } from "./diagnostics.js";
 import { type ManifestTool, type PluginManifest, validateManifest } from "./manifest.js";
 import { entryFile, type PackageJson, readPackageJson } from "./resolve.js";
@@ -286,7 +286,8 @@ function checkOptions(plugin: PabloPlugin, options: unknown, diagnostics: Diagno
   try {
     const validator = Compile(plugin.optionsSchema);
     if (validator.Check(value)) return value;
-    const issues = [...validator.Errors(value)]
+    const issues = validator
+      .Errors(value)[1]
       .filter((e) => e.keyword !== "boolean")
       .slice(0, 5)
       .map((e) => `${e.instancePath || "/"} ${e.message}`);

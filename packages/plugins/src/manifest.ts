@@ -1,3 +1,4 @@
+import { StringRecord } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
 import { Check, Errors } from "typebox/value";
 
@@ -28,7 +29,7 @@ const ManifestToolSchema = Type.Object(
         description: "Every effect the tool may exercise; each must be granted by the deployment.",
       },
     ),
-    inputSchema: Type.Record(Type.String(), Type.Unknown(), {
+    inputSchema: StringRecord(Type.String(), Type.Unknown(), {
       description: "The tool's input JSON Schema, exactly as the module registers it (closed objects).",
     }),
   },

@@ -1,3 +1,4 @@
+import { StringRecord } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -42,7 +43,7 @@ export function shellRunSchema(maxTimeoutMs: number, defaultTimeoutMs: number) {
         }),
       ),
       env: Type.Optional(
-        Type.Record(Type.String({ pattern: "^PABLO_TASK_[A-Za-z0-9_]*$" }), Type.String(), {
+        StringRecord(Type.String({ pattern: "^PABLO_TASK_[A-Za-z0-9_]*$" }), Type.String(), {
           additionalProperties: false,
           description: "Environment additions; only names beginning with PABLO_TASK_ are accepted.",
         }),

@@ -1,4 +1,4 @@
-import { resolveSection } from "@pablo/kernel";
+import { resolveSection, StringRecord } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
 import {
   DEFAULT_MAX_CONTEXT_BYTES,
@@ -34,7 +34,7 @@ export const SkillRootBindingSchema = Type.Object(
  * reference; the configuration loader resolves it to an absolute folder before this schema sees
  * it, so both forms validate. The table's order is the precedence of bare names.
  */
-export const SkillRootsSchema = Type.Record(
+export const SkillRootsSchema = StringRecord(
   Type.String({ pattern: ROOT_NAME }),
   Type.Union([
     Type.String({ pattern: "^/", description: "Absolute folder a binding reference resolved to." }),

@@ -1,3 +1,4 @@
+import { StringRecord } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
 
 /** A configured root, already resolved to an absolute directory by the host's configuration. */
@@ -33,7 +34,7 @@ export const SkillDiagnosticSchema = Type.Object(
 export type SkillDiagnostic = Static<typeof SkillDiagnosticSchema>;
 
 function stringMap(description: string) {
-  return Type.Record(Type.String(), Type.String(), { additionalProperties: false, description });
+  return StringRecord(Type.String(), Type.String(), { additionalProperties: false, description });
 }
 
 /** What discovery learns from a skill's frontmatter. Nothing here grants a capability. */

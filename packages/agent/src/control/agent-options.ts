@@ -1,4 +1,4 @@
-import { resolveSection, type SectionResult } from "@pablo/kernel";
+import { resolveSection, type SectionResult, StringRecord } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
 import { SUBAGENT_NAME_PATTERN, SubagentFieldsSchema } from "../children/subagents.js";
 
@@ -15,7 +15,7 @@ export const AgentOptionsSchema = Type.Object(
       Type.String({ maxLength: 64 * 1024, description: "Extra system instructions for every run." }),
     ),
     subagents: Type.Optional(
-      Type.Record(Type.String({ pattern: SUBAGENT_NAME_PATTERN }), SubagentFieldsSchema, {
+      StringRecord(Type.String({ pattern: SUBAGENT_NAME_PATTERN }), SubagentFieldsSchema, {
         description: "Task delegates by name.",
       }),
     ),

@@ -1,3 +1,4 @@
+import { StringRecord } from "@pablo/kernel";
 import Type, { type Static } from "typebox";
 
 export const REPLAY_FORMAT = "pablo.replay/1";
@@ -6,7 +7,7 @@ export const ReplayToolCall = Type.Object(
   {
     id: Type.Optional(Type.String({ minLength: 1, description: "Call ID; generated when absent." })),
     name: Type.String({ minLength: 1, description: "Provider name of the tool, as a model would call it." }),
-    input: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.String()], {
+    input: Type.Union([StringRecord(Type.String(), Type.Unknown()), Type.String()], {
       description: "Arguments: an object, or a string sent as raw argument text (even invalid JSON).",
     }),
   },
@@ -60,7 +61,7 @@ export const ReplayFile = Type.Object(
       description: "Responses to the root loop's requests, in order.",
     }),
     agents: Type.Optional(
-      Type.Record(Type.String(), Type.Array(ReplayResponse), {
+      StringRecord(Type.String(), Type.Array(ReplayResponse), {
         description: "Responses to delegates and children, keyed by agent (`task:NAME`, `child:ID`).",
       }),
     ),

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { Compile } from "typebox/compile";
+import { Compile } from "typebox/schema";
 import { ReplayFile, type ReplayResponse } from "./replay-format.js";
 import { type FinishReason, type Model, ModelErrorCode, type ModelEvent } from "./types.js";
 
@@ -14,7 +14,7 @@ export function parseReplay(text: string): { ok: true; value: ReplayFile } | { o
     return { ok: false, error: `not JSON: ${error instanceof Error ? error.message : String(error)}` };
   }
   if (!validator.Check(data)) {
-    const first = [...validator.Errors(data)][0];
+    const first = validator.Errors(data)[1][0];
     return { ok: false, error: `${first?.instancePath || "/"} ${first?.message ?? "is invalid"}` };
   }
   return { ok: true, value: data };

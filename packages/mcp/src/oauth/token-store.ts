@@ -12,9 +12,10 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { StringRecord } from "@pablo/kernel";
 import { stateDirectory } from "@pablo/kernel/node";
 import Type, { type Static } from "typebox";
-import { Compile } from "typebox/compile";
+import { Compile } from "typebox/schema";
 import { McpOAuthCode, McpOAuthError } from "./codes.js";
 
 /**
@@ -43,12 +44,12 @@ export const TokenRecordSchema = Type.Object(
       ),
     ),
     client: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), {
+      StringRecord(Type.String(), Type.Unknown(), {
         description: "Client information from dynamic registration or a metadata-document client ID.",
       }),
     ),
     discovery: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), {
+      StringRecord(Type.String(), Type.Unknown(), {
         description: "Discovered resource and authorization-server metadata, reused for refresh.",
       }),
     ),
