@@ -1,8 +1,9 @@
 /**
  * Start-up of the built `pablo` binary as a whole process, against `node -e 0` timed in the same
- * run, interleaved so that drift on a noisy machine hits both alike. Three commands:
- * `pablo --help`, `pablo tools --json` and `pablo call fs.read --json` (the default preset,
- * from a fresh HOME, in a small workspace). Targets from issue #18: ≤ 4× (moonshot ≤ 2×).
+ * run, interleaved so that drift on a noisy machine hits both alike. Four commands:
+ * `pablo --help`, `pablo tools --json`, `pablo call fs.read --dry-run --json` (decided, not run)
+ * and `pablo call fs.read --json` (run and audited), with the default preset, from a fresh HOME,
+ * in a small workspace. Targets from issue #18: ≤ 4× (moonshot ≤ 2×).
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -22,6 +23,15 @@ const env = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: home, LANG: "C.UTF-8" 
 const commands: Record<string, string[]> = {
   "pablo --help": [BIN, "--help"],
   "pablo tools --json": [BIN, "tools", "--json"],
+  "pablo call fs.read --dry-run --json": [
+    BIN,
+    "call",
+    "fs.read",
+    "--args",
+    '{"path":"notes.txt"}',
+    "--dry-run",
+    "--json",
+  ],
   "pablo call fs.read --json": [BIN, "call", "fs.read", "--args", '{"path":"notes.txt"}', "--json"],
 };
 const reference = ["-e", "0"];
