@@ -1,26 +1,35 @@
 // The terminal input the cards share: raw single keys, type-ahead dropped, text made safe to show.
 import { emitKeypressEvents } from "node:readline";
+import { holdForeground } from "./foreground.js";
 
 /** Back to the line's start and erase it: a card's answer line is redrawn in place. */
 export const REDRAW = "\r\x1b[K";
 
 export type RawTerminal = NodeJS.ReadStream & { setRawMode(mode: boolean): unknown };
 
-/** The input as a raw-mode terminal emitting keypresses, when it is one; else undefined (line input). */
+/**
+ * The input as a raw-mode terminal emitting keypresses, when it is one; else undefined (line input).
+ * The terminal's foreground is held from here to `releaseTerminal` (see `holdForeground`).
+ */
 export function rawTerminal(input: NodeJS.ReadableStream): RawTerminal | undefined {
   const tty = input as Partial<RawTerminal>;
   if (!tty.isTTY || typeof tty.setRawMode !== "function") return undefined;
   const keys = input as RawTerminal;
+  const giveBack = holdForeground((line) => process.stderr.write(line));
   try {
     keys.setRawMode(true);
   } catch {
+    giveBack();
     // A terminal that refuses raw mode still answers by lines.
     return undefined;
   }
+  heldForeground.set(keys, giveBack);
   emitKeypressEvents(keys);
   keys.resume();
   return keys;
 }
+
+const heldForeground = new WeakMap<RawTerminal, () => void>();
 
 /**
  * How long keys that were already waiting are read and dropped before a card shows. Bytes the
@@ -58,6 +67,8 @@ export function typeAheadNote(dropped: number): string {
 export function releaseTerminal(keys: RawTerminal): void {
   keys.setRawMode(false);
   keys.pause();
+  heldForeground.get(keys)?.();
+  heldForeground.delete(keys);
 }
 
 /**

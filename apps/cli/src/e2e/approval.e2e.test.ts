@@ -78,6 +78,58 @@ describe.skipIf(!TMUX)("the permission card on a real terminal", () => {
     expect(toolResultIn(model.server.requests[1], "e1")).toMatchObject({ ok: true });
   });
 
+  it("under timeout, which leaves pablo in a process group of its own, shows the card, takes o and hands the terminal back", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const model = await loopbackModel([
+      { toolCalls: [{ id: "w1", name: "shell_run", input: { command: "echo wrapped-ok" } }] },
+      { text: "Done." },
+    ]);
+    // Without --foreground, timeout moves itself and pablo out of the terminal's foreground group.
+    const terminal = Terminal.open(["run", "Say it", "--model", "anthropic:claude-e2e"], {
+      cwd: workspace,
+      env: personEnv(home, model.env),
+      wrapper: ["timeout", "120"],
+    });
+    await terminal.waitFor("[o] allow once  [s] allow for this session  [d] deny");
+    terminal.type("o");
+    expect(await terminal.exitCode()).toBe(0);
+    expect(terminal.screen()).toContain("→ allowed once");
+    expect(terminal.screen()).toContain("wrapped-ok");
+    expect(terminal.screen()).not.toContain("this card waits for it");
+    expect(terminal.shellHeldTerminalAfter()).toBe(true);
+    expect(toolResultIn(model.server.requests[1], "w1")).toMatchObject({ ok: true });
+  });
+
+  it("put in the background by a job-control shell, waits for fg before it shows the card", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const model = await loopbackModel([
+      { toolCalls: [{ id: "b1", name: "shell_run", input: { command: "echo after-fg" } }] },
+      { text: "Done." },
+    ]);
+    // An interactive shell runs pablo as a background job, says so once the job has stopped for
+    // the terminal (jobs -s), and only then brings it to the foreground.
+    const shell = [
+      '"$@" &',
+      'for _ in $(seq 600); do [ -n "$(jobs -s)" ] && break; sleep 0.1; done',
+      "echo shell-kept-the-terminal",
+      "fg",
+    ].join("\n");
+    const terminal = Terminal.open(["run", "Say it", "--model", "anthropic:claude-e2e"], {
+      cwd: workspace,
+      env: personEnv(home, model.env),
+      wrapper: ["bash", "--norc", "-i", "-c", shell, "job"],
+    });
+    const before = await terminal.waitFor("shell-kept-the-terminal");
+    expect(before).not.toContain("allow once");
+    await terminal.waitFor("[o] allow once  [s] allow for this session  [d] deny");
+    terminal.type("o");
+    expect(await terminal.exitCode()).toBe(0);
+    expect(terminal.screen()).toContain("after-fg");
+    expect(toolResultIn(model.server.requests[1], "b1")).toMatchObject({ ok: true });
+  });
+
   it("drops a key typed before the card shows: type-ahead answers nothing", async () => {
     const home = freshHome();
     const workspace = home.dir("project");

@@ -135,10 +135,13 @@ export class Terminal {
     this.#exitFile = exitFile;
   }
 
-  /** Starts `pablo ARGS` in `cwd` with exactly `env`, on a fresh terminal (200 columns unless told). */
+  /**
+   * Starts `pablo ARGS` in `cwd` with exactly `env`, on a fresh terminal (200 columns unless
+   * told), under `wrapper` when given (a command such as `timeout 60` that pablo runs inside).
+   */
   static open(
     args: readonly string[],
-    options: { cwd: string; env: Record<string, string>; columns?: number },
+    options: { cwd: string; env: Record<string, string>; columns?: number; wrapper?: readonly string[] },
   ): Terminal {
     if (!TMUX) throw new Error("tmux is not installed (apt-get install tmux)");
     const dir = mkdtempSync(join(tmpdir(), "pablo-e2e-tty-"));
@@ -153,8 +156,12 @@ export class Terminal {
         // pablo's exit code, as a person's interactive shell outlives the program it ran.
         "trap : INT",
         `cd ${quote(options.cwd)} || exit 99`,
-        `env -i ${envWords.join(" ")} ${quote(process.execPath)} ${quote(PABLO_BIN)} ${args.map(quote).join(" ")}`,
-        `echo $? > ${quote(exitFile)}`,
+        `${(options.wrapper ?? []).map(quote).join(" ")} env -i ${envWords.join(" ")} ${quote(process.execPath)} ${quote(PABLO_BIN)} ${args.map(quote).join(" ")}`,
+        "code=$?",
+        // Whether this shell's process group holds the terminal again once pablo has ended.
+        "read -r _ _ _ _ group _ _ foreground _ < /proc/$$/stat",
+        `[ "$group" = "$foreground" ] && echo yes > ${quote(`${exitFile}.foreground`)}`,
+        `echo $code > ${quote(exitFile)}`,
         // Keep the pane (and its last screen) until the test closes the terminal.
         "exec sleep 600",
         "",
@@ -225,6 +232,11 @@ export class Terminal {
       })
       .toBe(true);
     return Number(readFileSync(this.#exitFile, "utf8").trim());
+  }
+
+  /** Whether the terminal's foreground was back with the shell that started pablo when it ended. */
+  shellHeldTerminalAfter(): boolean {
+    return existsSync(`${this.#exitFile}.foreground`);
   }
 
   close(): void {
