@@ -23,7 +23,10 @@ export function compileValidator(schema: TSchema): Validator {
   const compiled = Compile(schema);
   return {
     check: (value) => compiled.Check(value),
-    issues: (value, max = 10) => (compiled.Check(value) ? [] : schemaIssues(compiled.Errors(value)[1], max)),
+    issues: (value, max = 10) => {
+      const [valid, errors] = compiled.Errors(value);
+      return valid ? [] : schemaIssues(errors, max);
+    },
   };
 }
 

@@ -1,5 +1,4 @@
-import type { Risk } from "@pablo/kernel";
-import { Compile } from "typebox/schema";
+import { compileValidator, type Risk } from "@pablo/kernel";
 import { type OAuthSettings, resolveOAuthSettings } from "./oauth/settings.js";
 import {
   MCP_DEFAULTS,
@@ -45,15 +44,15 @@ export interface ResolvedHttpServer extends ResolvedCommon {
 
 export type ResolvedServer = ResolvedStdioServer | ResolvedHttpServer;
 
-const serverValidator = Compile(McpServerSchema);
+const serverValidator = compileValidator(McpServerSchema);
 const namePattern = new RegExp(SERVER_NAME_PATTERN);
 
 /** Validates one server entry and applies the defaults; returns a problem description instead. */
 export function resolveServer(name: string, raw: unknown): ResolvedServer | { problem: string } {
   if (!namePattern.test(name)) return { problem: `server name ${JSON.stringify(name)} is not allowed` };
-  if (!serverValidator.Check(raw)) {
-    const first = serverValidator.Errors(raw)[1][0];
-    return { problem: `${first?.instancePath || "/"} ${first?.message ?? "is invalid"}` };
+  if (!serverValidator.check(raw)) {
+    const first = serverValidator.issues(raw, 1)[0];
+    return { problem: `${first?.path ?? "/"} ${first?.message ?? "is invalid"}` };
   }
   const config = raw as McpServerConfig;
   const common: ResolvedCommon = {

@@ -1,8 +1,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, normalize, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { AnyToolDefinition } from "@pablo/kernel";
-import { Compile } from "typebox/schema";
+import { type AnyToolDefinition, compileValidator } from "@pablo/kernel";
 import { DiagnosticList, messageOf, PluginCode } from "./diagnostics.js";
 import { type ManifestTool, type PluginManifest, validateManifest } from "./manifest.js";
 import { entryFile, type PackageJson, readPackageJson } from "./resolve.js";
@@ -284,13 +283,9 @@ function checkOptions(plugin: PabloPlugin, options: unknown, diagnostics: Diagno
     return value;
   }
   try {
-    const validator = Compile(plugin.optionsSchema);
-    if (validator.Check(value)) return value;
-    const issues = validator
-      .Errors(value)[1]
-      .filter((e) => e.keyword !== "boolean")
-      .slice(0, 5)
-      .map((e) => `${e.instancePath || "/"} ${e.message}`);
+    const validator = compileValidator(plugin.optionsSchema);
+    if (validator.check(value)) return value;
+    const issues = validator.issues(value, 5).map((issue) => `${issue.path} ${issue.message}`);
     diagnostics.error(PluginCode.OPTIONS_INVALID, `the plugin's options are invalid: ${issues.join("; ")}`);
   } catch (error) {
     diagnostics.error(

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
-import { Compile } from "typebox/schema";
+import { compileValidator } from "@pablo/kernel";
 import { ReplayFile, type ReplayResponse } from "./replay-format.js";
 import { type FinishReason, type Model, ModelErrorCode, type ModelEvent } from "./types.js";
 
-const validator = Compile(ReplayFile);
+const validator = compileValidator(ReplayFile);
 
 /** Parses a transcript; `error` names the first problem. */
 export function parseReplay(text: string): { ok: true; value: ReplayFile } | { ok: false; error: string } {
@@ -13,11 +13,11 @@ export function parseReplay(text: string): { ok: true; value: ReplayFile } | { o
   } catch (error) {
     return { ok: false, error: `not JSON: ${error instanceof Error ? error.message : String(error)}` };
   }
-  if (!validator.Check(data)) {
-    const first = validator.Errors(data)[1][0];
-    return { ok: false, error: `${first?.instancePath || "/"} ${first?.message ?? "is invalid"}` };
+  if (!validator.check(data)) {
+    const first = validator.issues(data, 1)[0];
+    return { ok: false, error: `${first?.path ?? "/"} ${first?.message ?? "is invalid"}` };
   }
-  return { ok: true, value: data };
+  return { ok: true, value: data as ReplayFile };
 }
 
 /** Reads and parses a transcript file. */
