@@ -11,7 +11,6 @@ import { cleanEnvironment, RUN_MARKER_VARIABLE } from "./clean-env.js";
 import { parseCommandLine } from "./command-parser.js";
 import type { Containment } from "./containment.js";
 import { readyLauncher } from "./launcher.js";
-import type { ResolvedShellOptions } from "./options.js";
 import { lastPatchCommand } from "./patch-commands.js";
 import { countPatchFailure } from "./patch-failures.js";
 import { type PlanDeps, prepareCall } from "./plan-call.js";
@@ -26,9 +25,8 @@ import type { ShellToolConfig } from "./shell-tool.js";
 /** What `createShellTool` settled when it made the tool, shared by all of its calls. */
 export interface ShellRunDeps {
   readonly config: ShellToolConfig;
-  readonly options: ResolvedShellOptions;
   readonly containment: Containment;
-  readonly permission: PermissionMode;
+  /** The plan's dependencies, with the options resolved once when the tool was made. */
   readonly plan: PlanDeps;
   /** `config.processes`, or `/proc` from the first call on. */
   control?: ProcessControl;
@@ -42,7 +40,9 @@ export async function runShell(
   args: ShellRunArgs,
   ctx: ToolContext,
 ): Promise<ToolResult> {
-  const { config, options, containment, permission } = deps;
+  const { config, containment } = deps;
+  const { options } = deps.plan;
+  const permission = config.permission ?? "ask";
   const plan = await prepareCall(args, ctx, deps.plan);
   if ("ok" in plan) return plan;
   if (ctx.signal.aborted)

@@ -55,13 +55,7 @@ export function createShellTool(config: ShellToolConfig): ToolDefinition<ShellRu
       : fixedCommandPath,
   };
   // What a call needs beyond the plan (the runner, the launcher, output shaping) loads on the first call.
-  const run: ShellRunDeps = {
-    config,
-    options,
-    containment,
-    permission: config.permission ?? "ask",
-    plan: deps,
-  };
+  const run: ShellRunDeps = { config, containment, plan: deps };
   return defineTool({
     name: "shell.run",
     // The description reads the containment only for bubblewrap, which was probed at admission: a
