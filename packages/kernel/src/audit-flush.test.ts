@@ -95,6 +95,22 @@ describe("the batching JSONL store keeps every record when its process ends", ()
     }
   }, 60_000);
 
+  it("on a process.exit while a steady stream's last record waits for its batching window", async () => {
+    const path = tempFile();
+    // The first records are written on the next check phase; the late one, inside the window
+    // that write opened, waits for a timer that process.exit never lets fire.
+    const how = `
+      await new Promise(setImmediate);
+      await session.call({ tool: "test_echo", args: { text: "late" }, callId: "c" + calls });
+      await new Promise(setImmediate);
+      process.exit(0);
+    `;
+    const run = await runChild(childScript(how), [path, "3"]);
+    expect(run.code).toBe(0);
+    expect(storedCallIds(path)).toEqual(ids(4));
+    expect(await new JsonlAuditStore(path).verify()).toMatchObject({ ok: true, records: 4 });
+  }, 60_000);
+
   it("writes a cancelled call's record, and every one queued before it, before the outcome is returned", async () => {
     const path = tempFile();
     // A call cancelled mid-run; once its outcome is printed the parent SIGKILLs the child, so only

@@ -3,6 +3,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { BATCH_WINDOW_MS } from "./audit-jsonl.js";
 import { createCatalog, createKernel, defineLayer, type StoredAuditRecord } from "./index.js";
 import { JsonlAuditStore } from "./node.js";
 import { echoTool, writeTool } from "./test-support/tools.js";
@@ -33,6 +34,29 @@ const lines = (path: string) => readFileSync(path, "utf8").trimEnd().split("\n")
 const verify = (path: string) => new JsonlAuditStore(path).verify();
 
 describe("the JSONL audit store", () => {
+  it("writes a lone record on the next check phase, and a steady stream once per batching window", async () => {
+    const path = tempFile();
+    const store = new JsonlAuditStore(path);
+    const session = createKernel({ audit: store }).openSession({ catalog: createCatalog([echoTool()]) });
+    const countLines = () => readFileSync(path, "utf8").split("\n").filter(Boolean).length;
+    await session.call({ tool: "test_echo", args: { text: "alone" } });
+    // The window runs from the lone record's write, which happens after this moment.
+    const started = Date.now();
+    await new Promise(setImmediate);
+    expect(countLines()).toBe(1);
+    // Calls that each yield to the event loop, as calls to a tool server do, inside one window.
+    for (let i = 0; i < 5; i++) {
+      await session.call({ tool: "test_echo", args: { text: `stream ${i}` } });
+      await new Promise(setImmediate);
+    }
+    // On a machine too loaded to make five calls in the window, the batch may be out already.
+    if (Date.now() - started < BATCH_WINDOW_MS - 1) expect(countLines()).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, BATCH_WINDOW_MS + 5));
+    expect(countLines()).toBe(6);
+    expect((await store.verify()).ok).toBe(true);
+    store.close();
+  });
+
   it("writes each record chained, with the catalog and layer hashes in force", async () => {
     const path = tempFile();
     await recordCalls(path, 3);

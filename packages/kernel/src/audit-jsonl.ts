@@ -28,7 +28,11 @@ import { withFileLock } from "./file-lock.js";
 /**
  * The audit log as a file of JSON lines, hash-chained. Records a call hands to `write` are queued
  * and written from a `setImmediate` callback, in the event loop's next check phase (after the I/O
- * it polls for, not before it), or at once when {@link MAX_QUEUED_RECORDS} wait. Each batch goes
+ * it polls for, not before it), or at once when {@link MAX_QUEUED_RECORDS} wait. While records keep
+ * coming (calls to a tool server, each a few hundred microseconds), a batch waits until
+ * {@link BATCH_WINDOW_MS} after the one before it, so the lock and the write are paid once per
+ * window rather than once per call; a record after a quiet spell is written on the next check
+ * phase as before. Each batch goes
  * out in one `write(2)` to an `O_APPEND` descriptor while holding a lock file: the store reads the
  * last record's hash under the lock, links the batch to it and writes the whole lines, so
  * concurrent sessions and processes extend one chain without interleaving, and the lock is taken
@@ -37,7 +41,8 @@ import { withFileLock } from "./file-lock.js";
  * Queued records are written on `flush()`, `close()`, `append()`, a read through this store,
  * after a cancelled call (the kernel flushes its sink then), and when the process exits, through
  * `process.exit` or an uncaught exception alike. What a SIGKILL or a power cut can take is the
- * current turn's queue; with `durable: true` every record is written and `fsync`ed before the
+ * queue: the current turn's records, or at most the last {@link BATCH_WINDOW_MS} of a steady
+ * stream; with `durable: true` every record is written and `fsync`ed before the
  * call's outcome is returned instead.
  */
 export class JsonlAuditStore implements AuditStore {
@@ -50,6 +55,8 @@ export class JsonlAuditStore implements AuditStore {
   #cached: { head: ChainHead; size: number } | undefined;
   #queue: AuditRecord[] = [];
   #scheduled = false;
+  /** When the last batch was written (`Date.now()`), for the batching window. */
+  #lastWrite = Number.NEGATIVE_INFINITY;
   readonly #out = new LineBuffer();
 
   constructor(path: string, options: AuditStoreOptions = {}) {
@@ -73,7 +80,9 @@ export class JsonlAuditStore implements AuditStore {
     else if (!this.#scheduled) {
       this.#scheduled = true;
       // Unreferenced: a queue never keeps a process alive, the exit hook writes it instead.
-      setImmediate(this.#flushLater).unref();
+      const wait = this.#lastWrite + BATCH_WINDOW_MS - Date.now();
+      if (wait > 0) setTimeout(this.#flushLater, wait).unref();
+      else setImmediate(this.#flushLater).unref();
     }
   }
 
@@ -90,6 +99,7 @@ export class JsonlAuditStore implements AuditStore {
     if (this.#queue.length === 0) return;
     const batch = this.#queue;
     this.#queue = [];
+    this.#lastWrite = Date.now();
     try {
       this.#writeBatch(batch);
     } catch {
@@ -171,6 +181,13 @@ export class JsonlAuditStore implements AuditStore {
  * SIGKILL could take.
  */
 export const MAX_QUEUED_RECORDS = 256;
+
+/**
+ * The least time between two batches written on their own schedule: what a steady stream of calls
+ * may leave queued, and so what a SIGKILL could take from it (flushes, reads, cancellations and
+ * the exit hook write at once, as ever).
+ */
+export const BATCH_WINDOW_MS = 5;
 
 /** Stores with queued records, written by the exit hook. */
 const queued = new Set<JsonlAuditStore>();
