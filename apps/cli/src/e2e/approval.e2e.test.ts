@@ -121,9 +121,12 @@ describe.skipIf(!TMUX)("the permission card on a real terminal", () => {
       env: personEnv(home, model.env),
       wrapper: ["bash", "--norc", "-i", "-c", shell, "job"],
     });
-    const before = await terminal.waitFor("shell-kept-the-terminal");
-    expect(before).not.toContain("allow once");
-    await terminal.waitFor("[o] allow once  [s] allow for this session  [d] deny");
+    const shown = await terminal.waitFor("[o] allow once  [s] allow for this session  [d] deny");
+    // In this order on the screen: the job stopped for the terminal, the shell went on, and only
+    // after fg the card. A pablo that took the terminal would draw the card first and never stop.
+    const order = ["Stopped", "shell-kept-the-terminal", "┌ permission"].map((text) => shown.indexOf(text));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
     terminal.type("o");
     expect(await terminal.exitCode()).toBe(0);
     expect(terminal.screen()).toContain("after-fg");
