@@ -100,6 +100,12 @@ async function benchTrue(rounds: number): Promise<void> {
   console.log(
     `true: shell.run (PID namespace) spawned from this process instead of by the launcher: median ${median(spawned).toFixed(2)} ms, ratio ${(median(spawned) / median(bare)).toFixed(2)}x`,
   );
+  // The median hides a run that stalls; every run should be quick, so the slowest is shown too.
+  const slowest = (values: number[]) => `${Math.max(...values).toFixed(1)} ms`;
+  const mean = (values: number[]) => `${(values.reduce((a, b) => a + b, 0) / values.length).toFixed(2)} ms`;
+  console.log(
+    `true: mean (slowest) of ${rounds} runs: PID namespace ${mean(tool)} (${slowest(tool)}), without it ${mean(group)} (${slowest(group)}), bare spawn ${mean(bare)} (${slowest(bare)})`,
+  );
   if (strayFailures.length > 0)
     console.log(
       `true without the namespace: ${strayFailures.length} of ${rounds + 5} runs failed TOOL_CLEANUP_FAILED for orphans started meanwhile by other programs (true starts none): ${strayFailures.slice(0, 3).join("; ")}`,

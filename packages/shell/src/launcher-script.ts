@@ -36,7 +36,11 @@ socket(my $listen, AF_UNIX, SOCK_STREAM, 0) or die "socket: $!";
 bind($listen, pack_sockaddr_un($path)) or die "bind: $!";
 listen($listen, 128) or die "listen: $!";
 fcntl($listen, F_SETFL, fcntl($listen, F_GETFL, 0) | O_NONBLOCK) or die "fcntl: $!";
-$SIG{CHLD} = sub { };
+# The self-pipe: a child that exits between the waitpid sweep and select must wake select, and a
+# signal handler that does nothing would leave select to sleep out its timeout.
+pipe(my $wake_r, my $wake_w) or die "pipe: $!";
+for my $end ($wake_r, $wake_w) { fcntl($end, F_SETFL, fcntl($end, F_GETFL, 0) | O_NONBLOCK) or die "fcntl: $!" }
+$SIG{CHLD} = sub { syswrite($wake_w, "x") };
 $SIG{PIPE} = 'IGNORE';
 my $TOKEN = 16; my $MAX_UNKNOWN = 64;
 my (%pending, %by_token, %unknown, %early, %running);
@@ -53,6 +57,7 @@ while (1) {
   for my $id (keys %pending) { if ($pending{$id}{until} < $t) { drop_pending($id); reply("F $id " . ETIMEDOUT . "\n") } }
   my $rin = '';
   vec($rin, 0, 1) = 1;
+  vec($rin, fileno($wake_r), 1) = 1;
   vec($rin, fileno($listen), 1) = 1 unless $listen_paused;
   vec($rin, $_, 1) = 1 for keys %unknown;
   my $wait = $listen_paused ? 0.05 : 1;
@@ -60,6 +65,7 @@ while (1) {
   my $n = select(my $rout = $rin, undef, undef, $wait);
   if ($n < 0) { next if $! == EINTR; die "select: $!" }
   next if $n == 0;
+  if (vec($rout, fileno($wake_r), 1)) { my $drained; 1 while (sysread($wake_r, $drained, 4096) // 0) > 0 }
   if (vec($rout, 0, 1)) {
     my $got = sysread(STDIN, $in, 262144, length $in);
     if (!defined $got) { finish() unless $! == EINTR || $! == EAGAIN } elsif ($got == 0) { finish() }

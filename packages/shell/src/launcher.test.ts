@@ -153,7 +153,12 @@ describe("the launcher", () => {
     const { session } = shell();
     const first = await launcherInUse(session);
     const running = run(session, "sleep 1; echo done");
-    await eventually(() => (childrenOf(first.pid).length > 0 ? true : undefined));
+    // Killed once the shell runs `sleep`, long after its exec was reported: a launcher killed
+    // between its fork and that report fails the launch instead (ELAUNCHER), which under load
+    // this test once caught when it waited only for the fork.
+    await eventually(() =>
+      childrenOf(first.pid).some((pid) => childrenOf(pid).length > 0) ? true : undefined,
+    );
     process.kill(first.pid, "SIGKILL");
     const result = await running;
     expect(result).toMatchObject({ ok: false, error: { code: "TOOL_FAILED", details: { exitCode: null } } });
