@@ -153,11 +153,12 @@ describe("the launcher", () => {
     const { session } = shell();
     const first = await launcherInUse(session);
     const running = run(session, "sleep 1; echo done");
-    // Killed once the shell runs `sleep`, long after its exec was reported: a launcher killed
-    // between its fork and that report fails the launch instead (ELAUNCHER), which under load
-    // this test once caught when it waited only for the fork.
+    // Killed once `sleep` runs, long after the exec was reported: a launcher killed between its
+    // fork and that report fails the launch instead (ELAUNCHER). Under load this test caught that
+    // twice, once waiting only for the fork and once for the namespace's first process, which
+    // exists before the exec the launcher reports; `sleep` is started by the shell after it.
     await eventually(() =>
-      childrenOf(first.pid).some((pid) => childrenOf(pid).length > 0) ? true : undefined,
+      descendants(first.pid).some((pid) => commOf(pid) === "sleep") ? true : undefined,
     );
     process.kill(first.pid, "SIGKILL");
     const result = await running;
@@ -257,6 +258,18 @@ describe("the launcher's socket directory", () => {
     await eventually(() => (isAlive(launcher?.pid as number) ? undefined : true));
   });
 });
+
+function descendants(pid: number): number[] {
+  return childrenOf(pid).flatMap((child) => [child, ...descendants(child)]);
+}
+
+function commOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "";
+  }
+}
 
 function childrenOf(pid: number): number[] {
   try {
