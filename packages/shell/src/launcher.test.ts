@@ -152,14 +152,12 @@ describe("the launcher", () => {
   it("is started again after it is killed, and a command it was running ends with its exit status lost", async () => {
     const { session } = shell();
     const first = await launcherInUse(session);
+    // Killed once it has reported the exec (`S`, its next write after the commands above were
+    // reaped): killed between its fork and that report, it fails the launch instead (ELAUNCHER).
+    // Waiting for the command's own child left that race open, and it failed CI under load.
+    const before = bytesWritten(first.pid);
     const running = run(session, "sleep 1; echo done");
-    // Killed once `sleep` runs, long after the exec was reported: a launcher killed between its
-    // fork and that report fails the launch instead (ELAUNCHER). Under load this test caught that
-    // twice, once waiting only for the fork and once for the namespace's first process, which
-    // exists before the exec the launcher reports; `sleep` is started by the shell after it.
-    await eventually(() =>
-      descendants(first.pid).some((pid) => commOf(pid) === "sleep") ? true : undefined,
-    );
+    await eventually(() => (bytesWritten(first.pid) > before ? true : undefined));
     process.kill(first.pid, "SIGKILL");
     const result = await running;
     expect(result).toMatchObject({ ok: false, error: { code: "TOOL_FAILED", details: { exitCode: null } } });
@@ -259,26 +257,8 @@ describe("the launcher's socket directory", () => {
   });
 });
 
-function descendants(pid: number): number[] {
-  return childrenOf(pid).flatMap((child) => [child, ...descendants(child)]);
-}
-
-function commOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
-  } catch {
-    return "";
-  }
-}
-
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
-      .trim()
-      .split(" ")
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
+/** Bytes a process has written so far (`wchar` of /proc/PID/io). */
+function bytesWritten(pid: number): number {
+  const io = readFileSync(`/proc/${pid}/io`, "utf8");
+  return Number(/^wchar: (\d+)$/m.exec(io)?.[1] ?? Number.NaN);
 }
