@@ -13,7 +13,7 @@ import type { AuditDecision, AuditLayerHash, AuditRecord, AuditSink } from "./au
 import type { Catalog } from "./catalog.js";
 import { AuditErrorCode } from "./errors.js";
 import { sha256Hex } from "./hash.js";
-import { canonicalJson } from "./json.js";
+import { canonicalJson, canonicalJsonWith } from "./json.js";
 import type { AuthorityLayer } from "./policy-schema.js";
 
 /** A record as a store keeps it: the call's record plus its place in its log's chain. */
@@ -102,29 +102,36 @@ export interface ChainReport {
 
 /** The stored form of `record`, linked after `previous` (or first in its log). */
 export function chainRecord(record: AuditRecord, previous: ChainHead | undefined): StoredAuditRecord {
-  return chainLine(record, previous).stored;
+  return storedRecord(record, chainLine(record, previous));
+}
+
+/** `record` as stored once linked as `chained` says. */
+export function storedRecord(record: AuditRecord, chained: ChainedLine): StoredAuditRecord {
+  const { seq, prev, hash } = chained;
+  return { ...withoutChain(record), seq, prev, hash } as unknown as StoredAuditRecord;
+}
+
+/** Where a record goes in its log's chain, and its JSON line as a store writes it. */
+export interface ChainedLine {
+  readonly seq: number;
+  readonly prev: string;
+  readonly hash: string;
+  /** The canonical JSON the hash was computed over, with `hash` added last. */
+  readonly line: string;
 }
 
 /**
- * The stored form of `record` and its JSON line: the canonical JSON its hash was computed over,
- * with `hash` added last, so a store serializes each record once.
+ * The chain fields and JSON line of `record` linked after `previous`. Chain fields the record
+ * already carries are replaced. Nothing is copied (this runs for every call): the canonical JSON
+ * is written with `seq` and `prev` added in place.
  */
-export function chainLine(
-  record: AuditRecord,
-  previous: ChainHead | undefined,
-): { readonly stored: StoredAuditRecord; readonly line: string } {
-  // One copy per record (this runs for every call): the chain fields are set on it in place.
-  const linked: Record<string, unknown> = withoutChain(record);
-  linked["seq"] = previous ? previous.seq + 1 : 0;
-  linked["prev"] = previous?.hash ?? GENESIS_HASH;
-  const canonical = canonicalJson(linked);
+export function chainLine(record: AuditRecord, previous: ChainHead | undefined): ChainedLine {
+  const seq = previous ? previous.seq + 1 : 0;
+  const prev = previous?.hash ?? GENESIS_HASH;
+  const canonical = canonicalJsonWith(hasChainFields(record) ? withoutChain(record) : record, { seq, prev });
   const hash = sha256(canonical);
-  linked["hash"] = hash;
   // `canonical` is an object with at least `seq` and `prev`: drop its brace, add the hash.
-  return {
-    stored: linked as unknown as StoredAuditRecord,
-    line: `${canonical.slice(0, -1)},"hash":"${hash}"}`,
-  };
+  return { seq, prev, hash, line: `${canonical.slice(0, -1)},"hash":"${hash}"}` };
 }
 
 /** SHA-256 of the canonical JSON of a record without its `hash` field. */
@@ -230,6 +237,10 @@ function isUnchained(entry: LogEntry): boolean {
   if (!("record" in entry) || entry.record === null || typeof entry.record !== "object") return false;
   const record = entry.record as Record<string, unknown>;
   return record["type"] === "tool.call" && !("seq" in record) && !("hash" in record) && !("prev" in record);
+}
+
+function hasChainFields(record: AuditRecord): boolean {
+  return Object.hasOwn(record, "seq") || Object.hasOwn(record, "prev") || Object.hasOwn(record, "hash");
 }
 
 /** A shallow copy of `record` without `seq`, `prev` and `hash`. */

@@ -15,12 +15,14 @@ import {
   type AuditFilter,
   type AuditStore,
   type AuditStoreOptions,
+  type ChainedLine,
   type ChainHead,
   type ChainReport,
   chainLine,
   type LogEntry,
   matchesFilter,
   type StoredAuditRecord,
+  storedRecord,
   verifyChain,
 } from "./audit-chain.js";
 import { withFileLock } from "./file-lock.js";
@@ -89,8 +91,8 @@ export class JsonlAuditStore implements AuditStore {
   /** Chains and writes `record` now, after anything queued, and returns it as stored. */
   append(record: AuditRecord): StoredAuditRecord {
     this.flush();
-    const [stored] = this.#writeBatch([record]);
-    return stored as StoredAuditRecord;
+    const [chained] = this.#writeBatch([record]);
+    return storedRecord(this.#kept(record), chained as ChainedLine);
   }
 
   /** Writes every queued record now. Never throws: a batch that cannot be written is counted in `failures`. */
@@ -139,22 +141,22 @@ export class JsonlAuditStore implements AuditStore {
   };
 
   /** Links `records` after the file's last record and writes them in one `write(2)`, under the lock. */
-  #writeBatch(records: readonly AuditRecord[]): StoredAuditRecord[] {
+  #writeBatch(records: readonly AuditRecord[]): ChainedLine[] {
     const fd = this.#open();
-    const kept = this.options.accesses === "none" ? records.map(withoutAccesses) : records;
+    const kept = this.options.accesses === "none" ? records.map((r) => this.#kept(r)) : records;
     return withFileLock(this.path, () => {
       const size = fstatSync(fd).size;
       // Nobody wrote since this store did: its head is the file's, and its last line ended whole.
       const cached = this.#cached?.size === size ? this.#cached : undefined;
       let head = cached ? cached.head : lastHead(fd, size);
-      const stored: StoredAuditRecord[] = [];
+      const linked: ChainedLine[] = [];
       // A line cut short by a crash is closed first, so this batch starts a line of its own.
       const out = this.#out.start(!cached && size > 0 && !endsWithNewline(fd, size) ? "\n" : "");
       for (const record of kept) {
-        const linked = chainLine(record, head);
-        stored.push(linked.stored);
-        out.line(linked.line);
-        head = { seq: linked.stored.seq, hash: linked.stored.hash };
+        const line = chainLine(record, head);
+        linked.push(line);
+        out.line(line.line);
+        head = { seq: line.seq, hash: line.hash };
       }
       const bytes = out.bytes();
       writeAll(fd, bytes);
@@ -162,8 +164,13 @@ export class JsonlAuditStore implements AuditStore {
       if (this.options.durable) fsyncSync(fd);
       // The size this store expects next time; if another writer appended meanwhile it differs.
       if (head) this.#cached = { head, size: size + bytes.length };
-      return stored;
+      return linked;
     }).value;
+  }
+
+  /** What of `record` this store keeps. */
+  #kept(record: AuditRecord): AuditRecord {
+    return this.options.accesses === "none" ? withoutAccesses(record) : record;
   }
 
   #open(): number {

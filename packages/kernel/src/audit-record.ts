@@ -50,8 +50,9 @@ export function auditRecord(
   facts: CallFacts,
 ): AuditRecord {
   const totalMs = scope.now() - facts.started;
-  const notes = facts.notes;
-  return {
+  // Assigned field by field in one order rather than spread together: a conditional spread
+  // allocates an object per optional field, and this runs for every call.
+  const record: { -readonly [K in keyof AuditRecord]?: AuditRecord[K] } = {
     type: "tool.call",
     at: new Date(facts.started).toISOString(),
     sessionId: scope.id,
@@ -59,37 +60,38 @@ export function auditRecord(
     callId: ctx.callId,
     tool: entry?.name ?? request.tool,
     providerName: entry?.providerName ?? request.tool,
-    ...(ctx.requester ? { requester: ctx.requester } : {}),
-    argsHash: sha256Hex(argumentText(facts.args)),
-    argsPreview: redactedPreview(typeof facts.args === "string" ? safeParse(facts.args) : facts.args),
-    mode: scope.mode,
-    decision: decision.verdict,
-    layer: decision.layer,
-    rule: decision.rule,
-    reason: decision.reason,
-    prompted: facts.prompted,
-    ...(facts.permissionAnswer ? { permissionAnswer: facts.permissionAnswer } : {}),
-    externalPath: facts.externalPath,
-    permissionWaitMs: facts.permissionWaitMs,
-    durationMs: facts.durationMs,
-    overheadMs: Math.max(0, totalMs - facts.permissionWaitMs - facts.durationMs),
-    totalMs,
-    ok: result.ok,
-    ...(result.ok ? {} : { errorCode: String(result.error.code) }),
-    ...(result.committed ? { committed: true } : {}),
-    ...(result.truncated ? { truncated: true } : {}),
-    ...(notes ? { notes } : {}),
-    ...authorityFacts(scope, entry, facts),
   };
+  if (ctx.requester) record.requester = ctx.requester;
+  record.argsHash = sha256Hex(argumentText(facts.args));
+  record.argsPreview = redactedPreview(typeof facts.args === "string" ? safeParse(facts.args) : facts.args);
+  record.mode = scope.mode;
+  record.decision = decision.verdict;
+  record.layer = decision.layer;
+  record.rule = decision.rule;
+  record.reason = decision.reason;
+  record.prompted = facts.prompted;
+  if (facts.permissionAnswer) record.permissionAnswer = facts.permissionAnswer;
+  record.externalPath = facts.externalPath;
+  record.permissionWaitMs = facts.permissionWaitMs;
+  record.durationMs = facts.durationMs;
+  record.overheadMs = Math.max(0, totalMs - facts.permissionWaitMs - facts.durationMs);
+  record.totalMs = totalMs;
+  record.ok = result.ok;
+  if (!result.ok) record.errorCode = String(result.error.code);
+  if (result.committed) record.committed = true;
+  if (result.truncated) record.truncated = true;
+  if (facts.notes) record.notes = facts.notes;
+  addAuthorityFacts(record, scope, entry, facts);
+  return record as AuditRecord;
 }
 
 /** The authority a call was decided under, and what a replay needs to decide it again. */
-function authorityFacts(
+function addAuthorityFacts(
+  out: { -readonly [K in keyof AuditRecord]?: AuditRecord[K] },
   scope: AuditScope,
   entry: CatalogEntry | undefined,
   facts: CallFacts,
-): Partial<AuditRecord> {
-  const out: { -readonly [K in keyof AuditRecord]?: AuditRecord[K] } = {};
+): void {
   if (scope.permission) out.permissionMode = scope.permission.mode;
   if (scope.catalog) out.catalogHash = catalogHash(scope.catalog);
   if (scope.layers) out.layers = layerHashes(scope.layers);
@@ -98,7 +100,6 @@ function authorityFacts(
   // (a token in a query string, a password in argv) is redacted like an argument preview.
   if (facts.accesses)
     out.accesses = facts.accesses.length === 0 ? [] : (redactValue(facts.accesses) as readonly Access[]);
-  return out;
 }
 
 /** What a replay needs of the tool itself, as it is defined at the call. */

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "./json.js";
+import { canonicalJson, canonicalJsonWith } from "./json.js";
 
 /**
  * The definition canonical JSON had before it was written directly: a copy with every object's
@@ -96,5 +96,38 @@ describe("canonical JSON", () => {
 
   it("fails as JSON.stringify does on a BigInt", () => {
     expect(() => canonicalJson({ n: 1n })).toThrow(TypeError);
+  });
+
+  it("writes fields added at the top level exactly as a copy holding both would be written", () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }),
+        (value, extra) => {
+          expect(canonicalJsonWith(value, extra)).toBe(sortedCopyJson({ ...value, ...extra }));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    // A key in both (the added one wins), names an object's prototype answers to, array-index
+    // keys that sort numerically, and values the direct writer hands to the general path.
+    const cases: [object, Record<string, unknown>][] = [
+      [
+        { seq: 4, a: 1 },
+        { seq: 5, prev: "x" },
+      ],
+      [
+        { constructor: 1, toString: 2 },
+        { seq: 0, prev: "0" },
+      ],
+      [
+        { 10: "a", 2: "b", z: 1 },
+        { 1: "c", seq: 3 },
+      ],
+      [{ f: () => 1, d: new Date(0) }, { seq: 1 }],
+      [Object.assign(Object.create(null), { b: 1 }), { a: 2 }],
+    ];
+    for (const [value, extra] of cases)
+      expect(canonicalJsonWith(value, extra)).toBe(sortedCopyJson({ ...value, ...extra }));
   });
 });

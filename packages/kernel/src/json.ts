@@ -43,6 +43,27 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
+/**
+ * The canonical JSON of `value` with `extra`'s fields added at its top level, exactly as
+ * {@link canonicalJson} of a copy holding both would be, without making the copy (the audit chain
+ * adds `seq` and `prev` to every record it links). A key in both takes `extra`'s value.
+ */
+export function canonicalJsonWith(value: object, extra: Readonly<Record<string, unknown>>): string {
+  const added = Object.keys(extra);
+  if (added.some((key) => Object.hasOwn(value, key))) return canonicalJson({ ...value, ...extra });
+  try {
+    return writeFields(
+      shapeOf([...Object.keys(value), ...added]),
+      value as Record<string, unknown>,
+      extra,
+      0,
+    );
+  } catch (error) {
+    if (error !== NOT_PLAIN) throw error;
+    return JSON.stringify(sortKeys({ ...value, ...extra }));
+  }
+}
+
 /** Thrown inside {@link writeCanonical} to hand a value to the general path. */
 const NOT_PLAIN = Symbol("not plain JSON data");
 /** Deeper than this is left to the general path, which reports cycles as JSON.stringify does. */
@@ -86,10 +107,24 @@ function writeCanonical(value: unknown, depth: number): string | undefined {
     }
     return `${out}]`;
   }
-  const shape = shapeOf(Object.keys(value));
+  const object = value as Record<string, unknown>;
+  return writeFields(shapeOf(Object.keys(object)), object, undefined, depth);
+}
+
+/** The fields of `object` (and of `extra`, which it does not share a key with) in canonical order. */
+function writeFields(
+  shape: Shape,
+  object: Readonly<Record<string, unknown>>,
+  extra: Readonly<Record<string, unknown>> | undefined,
+  depth: number,
+): string {
   let out = "";
   for (let i = 0; i < shape.order.length; i++) {
-    const text = writeCanonical((value as Record<string, unknown>)[shape.order[i] as string], depth + 1);
+    const key = shape.order[i] as string;
+    const text = writeCanonical(
+      extra !== undefined && Object.hasOwn(extra, key) ? extra[key] : object[key],
+      depth + 1,
+    );
     if (text !== undefined)
       out += out === "" ? (shape.labels[i] as string).slice(1) + text : shape.labels[i] + text;
   }
