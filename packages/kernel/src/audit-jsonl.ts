@@ -25,7 +25,19 @@ import {
   storedRecord,
   verifyChain,
 } from "./audit-chain.js";
+import { OffThreadWriter } from "./audit-offthread.js";
 import { withFileLock } from "./file-lock.js";
+
+/** Options of the JSONL store: the common ones, and where its writing happens. */
+export interface JsonlAuditStoreOptions extends AuditStoreOptions {
+  /**
+   * Chain and write batches on a worker thread: `"auto"` (default) once the store has written
+   * {@link OFF_THREAD_AFTER_RECORDS} records (a busy session; a one-shot command never starts one),
+   * `true` from the first batch, `false` never. A `durable` store always writes on the calling
+   * thread, and so does one where the worker's module is not beside this one (bundled code).
+   */
+  readonly offThread?: boolean | "auto";
+}
 
 /**
  * The audit log as a file of JSON lines, hash-chained. Records a call hands to `write` are queued
@@ -46,13 +58,21 @@ import { withFileLock } from "./file-lock.js";
  * queue: the current turn's records, or at most the last {@link BATCH_WINDOW_MS} of a steady
  * stream; with `durable: true` every record is written and `fsync`ed before the
  * call's outcome is returned instead.
+ *
+ * In a busy session the batches are chained and written on a worker thread
+ * ({@link JsonlAuditStoreOptions.offThread}); everything above holds as it does on the calling
+ * thread, since every flush, read, cancellation and the exit hook wait for the worker.
  */
 export class JsonlAuditStore implements AuditStore {
   readonly path: string;
-  readonly options: AuditStoreOptions;
-  /** Records that could not be written (the sink contract forbids throwing them at the kernel). */
-  failures = 0;
+  readonly options: JsonlAuditStoreOptions;
+  #failures = 0;
   #fd: number | undefined;
+  /** Records written or handed to the worker, for {@link JsonlAuditStoreOptions.offThread} `"auto"`. */
+  #handedOver = 0;
+  #writer: OffThreadWriter | undefined;
+  /** No worker could start here; not tried again. */
+  #writerUnavailable = false;
   /** The head this store last wrote and the file size after it: valid while nobody else wrote. */
   #cached: { head: ChainHead; size: number } | undefined;
   #queue: AuditRecord[] = [];
@@ -61,9 +81,14 @@ export class JsonlAuditStore implements AuditStore {
   #lastWrite = Number.NEGATIVE_INFINITY;
   readonly #out = new LineBuffer();
 
-  constructor(path: string, options: AuditStoreOptions = {}) {
+  constructor(path: string, options: JsonlAuditStoreOptions = {}) {
     this.path = path;
     this.options = options;
+  }
+
+  /** Records that could not be written (the sink contract forbids throwing them at the kernel). */
+  get failures(): number {
+    return this.#failures + (this.#writer?.failures ?? 0);
   }
 
   write(record: AuditRecord): void {
@@ -71,14 +96,14 @@ export class JsonlAuditStore implements AuditStore {
       try {
         this.append(record);
       } catch {
-        this.failures++;
+        this.#failures++;
       }
       return;
     }
     this.#queue.push(record);
     queued.add(this);
     installExitHook();
-    if (this.#queue.length >= MAX_QUEUED_RECORDS) this.flush();
+    if (this.#queue.length >= MAX_QUEUED_RECORDS) this.#handOff();
     else if (!this.#scheduled) {
       this.#scheduled = true;
       // Unreferenced: a queue never keeps a process alive, the exit hook writes it instead.
@@ -95,18 +120,20 @@ export class JsonlAuditStore implements AuditStore {
     return storedRecord(this.#kept(record), chained as ChainedLine);
   }
 
-  /** Writes every queued record now. Never throws: a batch that cannot be written is counted in `failures`. */
+  /**
+   * Writes every queued record now, and waits for the worker to write what it was handed. Never
+   * throws: a batch that cannot be written is counted in `failures`.
+   */
   flush(): void {
+    this.#handOff();
+    this.#writer?.drain();
     queued.delete(this);
-    if (this.#queue.length === 0) return;
-    const batch = this.#queue;
-    this.#queue = [];
-    this.#lastWrite = Date.now();
-    try {
-      this.#writeBatch(batch);
-    } catch {
-      this.failures += batch.length;
-    }
+  }
+
+  /** Chains and writes `records` at once, after anything queued, in one batch. */
+  writeNow(records: readonly AuditRecord[]): void {
+    this.flush();
+    this.#writeHere(records);
   }
 
   async *records(filter: AuditFilter = {}): AsyncIterable<StoredAuditRecord> {
@@ -130,6 +157,11 @@ export class JsonlAuditStore implements AuditStore {
 
   close(): void {
     this.flush();
+    if (this.#writer) {
+      this.#writer.close();
+      this.#failures += this.#writer.failures;
+      this.#writer = undefined;
+    }
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
     this.#cached = undefined;
@@ -137,8 +169,46 @@ export class JsonlAuditStore implements AuditStore {
 
   readonly #flushLater = (): void => {
     this.#scheduled = false;
-    this.flush();
+    this.#handOff();
   };
+
+  /** Takes the queue and writes it, here or by handing it to the worker (then not waiting). */
+  #handOff(): void {
+    if (this.#queue.length === 0) return;
+    const batch = this.#queue;
+    this.#queue = [];
+    this.#lastWrite = Date.now();
+    this.#handedOver += batch.length;
+    const writer = this.#offThread();
+    // Until the worker has written it, the exit hook must wait for it as for a queued record.
+    if (writer?.post(batch)) queued.add(this);
+    else this.#writeHere(batch);
+  }
+
+  #writeHere(batch: readonly AuditRecord[]): void {
+    try {
+      this.#writeBatch(batch);
+    } catch {
+      this.#failures += batch.length;
+    }
+  }
+
+  /** The worker to hand batches to, started when the options and the store's traffic say so. */
+  #offThread(): OffThreadWriter | undefined {
+    if (this.#writer || this.#writerUnavailable) return this.#writer;
+    const { offThread = "auto", durable } = this.options;
+    if (durable || offThread === false) return undefined;
+    if (offThread === "auto" && this.#handedOver <= OFF_THREAD_AFTER_RECORDS) return undefined;
+    this.#writer = OffThreadWriter.start(this.path, this.options, (lost) => {
+      // The worker died or hung: what it did not write is written here, and so is all that follows.
+      this.#failures += this.#writer?.failures ?? 0;
+      this.#writer = undefined;
+      this.#writerUnavailable = true;
+      for (const batch of lost) this.#writeHere(batch);
+    });
+    if (!this.#writer) this.#writerUnavailable = true;
+    return this.#writer;
+  }
 
   /** Links `records` after the file's last record and writes them in one `write(2)`, under the lock. */
   #writeBatch(records: readonly AuditRecord[]): ChainedLine[] {
@@ -188,6 +258,9 @@ export class JsonlAuditStore implements AuditStore {
  * SIGKILL could take.
  */
 export const MAX_QUEUED_RECORDS = 256;
+
+/** Records a store writes on the calling thread before `offThread: "auto"` starts its worker. */
+export const OFF_THREAD_AFTER_RECORDS = 256;
 
 /**
  * The least time between two batches written on their own schedule: what a steady stream of calls

@@ -11,7 +11,12 @@ import type { AuditRecord } from "./audit.js";
  * The JSONL store under the name hosts already use: it chains each record and writes it at the end
  * of the turn, at once after a cancelled call, and at exit (see {@link JsonlAuditStore}).
  */
-export { JsonlAuditStore, JsonlAuditStore as JsonlAuditSink, readLogEntries } from "./audit-jsonl.js";
+export {
+  JsonlAuditStore,
+  JsonlAuditStore as JsonlAuditSink,
+  type JsonlAuditStoreOptions,
+  readLogEntries,
+} from "./audit-jsonl.js";
 
 /** Reads an audit file, skipping an incomplete last line; returns the records and a count of bad lines. */
 export function readAuditFile(path: string): { records: AuditRecord[]; invalidLines: number } {
