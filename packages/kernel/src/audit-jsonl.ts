@@ -61,7 +61,9 @@ export interface JsonlAuditStoreOptions extends AuditStoreOptions {
  *
  * In a busy session the batches are chained and written on a worker thread
  * ({@link JsonlAuditStoreOptions.offThread}); everything above holds as it does on the calling
- * thread, since every flush, read, cancellation and the exit hook wait for the worker.
+ * thread, since every flush, read, cancellation and the exit hook wait for the worker, except that
+ * a SIGKILL can also take the batches handed to the worker and not yet written (at most
+ * `MAX_PENDING_BATCHES`, 4, before the caller waits for it).
  */
 export class JsonlAuditStore implements AuditStore {
   readonly path: string;

@@ -16,7 +16,7 @@ const { JsonlAuditStore } = (await import(new URL("node.js", built).href)) as ty
 const { createCatalog, createKernel } = (await import(
   new URL("index.js", built).href
 )) as typeof import("./index.js");
-const { OffThreadWriter } = (await import(
+const { MAX_PENDING_BATCHES, OffThreadWriter } = (await import(
   new URL("audit-offthread.js", built).href
 )) as typeof import("./audit-offthread.js");
 
@@ -219,7 +219,7 @@ describe("the JSONL store's worker thread", () => {
     expect(writer?.post([record("b4")])).toBe(false);
   });
 
-  it("holds the caller up while 16 batches wait for a worker that falls behind", async () => {
+  it("holds the caller up while MAX_PENDING_BATCHES wait for a worker that falls behind", async () => {
     const dir = tempDir();
     // The real worker, slowed down: 20 ms more per batch.
     const slow = join(dir, "slow-worker.mjs");
@@ -234,8 +234,9 @@ describe("the JSONL store's worker thread", () => {
     const writer = OffThreadWriter.start(path, {}, () => undefined, slow);
     await until(() => writer?.ready === true);
     for (let i = 0; i < 40; i++) expect(writer?.post([record(`b${i}`)])).toBe(true);
-    // Not drained: the last post returned only once no more than 16 batches were left unwritten.
-    expect(lines(path).length).toBeGreaterThanOrEqual(40 - 16);
+    // Not drained: the last post returned only once no more than the bound were left unwritten.
+    expect(MAX_PENDING_BATCHES).toBe(4);
+    expect(lines(path).length).toBeGreaterThanOrEqual(40 - MAX_PENDING_BATCHES);
     writer?.close();
     expect(lines(path)).toHaveLength(40);
   });

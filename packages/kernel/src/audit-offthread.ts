@@ -155,8 +155,11 @@ export class OffThreadWriter {
   }
 }
 
-/** Batches handed over and not yet written before a caller waits: 16 of at most 256 records. */
-const MAX_PENDING_BATCHES = 16;
+/**
+ * Batches handed over and not yet written before a caller waits (each at most 256 records): what
+ * the worker holds in memory, and what a SIGKILL can take besides the store's queue.
+ */
+export const MAX_PENDING_BATCHES = 4;
 
 /** How long a flush waits for the worker: past the file lock's own 10 s, after which it writes unlocked. */
 const WAIT_LIMIT_MS = 30_000;
