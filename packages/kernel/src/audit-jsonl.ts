@@ -183,8 +183,13 @@ export class JsonlAuditStore implements AuditStore {
     this.#handedOver += batch.length;
     const writer = this.#offThread();
     // Until the worker has written it, the exit hook must wait for it as for a queued record.
-    if (writer?.post(batch)) queued.add(this);
-    else this.#writeHere(batch);
+    if (writer?.post(batch)) {
+      queued.add(this);
+      return;
+    }
+    // Written here (the worker is booting, gone, or cannot take this batch), after what it holds.
+    writer?.drain();
+    this.#writeHere(batch);
   }
 
   #writeHere(batch: readonly AuditRecord[]): void {

@@ -135,6 +135,32 @@ describe("the JSONL store's worker thread", () => {
     expect(await new JsonlAuditStore(path).verify()).toMatchObject({ ok: true, records: before + 20 * 61 });
   });
 
+  it("keeps call order when a batch a structured clone refuses is written on the calling thread", async () => {
+    const dir = tempDir();
+    const path = join(dir, "audit.jsonl");
+    const store = new JsonlAuditStore(path, { offThread: true });
+    const before = await callUntilOffThread(store, dir, 0);
+    const ids: string[] = [];
+    for (let round = 0; round < 6; round++) {
+      for (let i = 0; i < 50; i++) store.write(record(`r${round}-${i}`));
+      // A function cannot be cloned into the worker; JSON leaves it out of the line.
+      if (round === 3) store.write({ ...record("odd"), hook: () => 1 } as unknown as AuditRecord);
+      await new Promise((resolve) => setImmediate(resolve));
+      for (let i = 0; i < 50; i++) ids.push(`r${round}-${i}`);
+      if (round === 3) ids.push("odd");
+    }
+    store.close();
+    expect(
+      lines(path)
+        .slice(before)
+        .map((line) => JSON.parse(line).callId),
+    ).toEqual(ids);
+    expect(await new JsonlAuditStore(path).verify()).toMatchObject({
+      ok: true,
+      records: before + ids.length,
+    });
+  });
+
   it("drops declared accesses on the worker too when the deployment says none", async () => {
     const dir = tempDir();
     const path = join(dir, "audit.jsonl");
