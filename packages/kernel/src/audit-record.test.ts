@@ -42,6 +42,21 @@ describe("audit and events", () => {
     for (const r of audit.records) expect(r.totalMs).toBe(r.permissionWaitMs + r.durationMs + r.overheadMs);
   });
 
+  it("stamps each record with its own call's start time, calls in one millisecond and across them alike", async () => {
+    const audit = new MemoryAuditSink();
+    let clock = 0;
+    const session = createKernel({ audit, now: () => clock }).openSession({
+      catalog: createCatalog([echoTool()]),
+    });
+    // Two calls in each millisecond, then a jump forward and one back in time.
+    const starts = [1_000, 1_000, 1_001, 1_001, 86_400_000, 999];
+    for (const [i, start] of starts.entries()) {
+      clock = start;
+      await session.call({ tool: "test_echo", args: { text: `t${i}` } });
+    }
+    expect(audit.records.map((r) => r.at)).toEqual(starts.map((ms) => new Date(ms).toISOString()));
+  });
+
   it("redacts secrets in argument previews", async () => {
     const audit = new MemoryAuditSink();
     const session = createKernel({ audit }).openSession({ catalog: createCatalog([echoTool()]) });

@@ -54,7 +54,7 @@ export function auditRecord(
   // allocates an object per optional field, and this runs for every call.
   const record: { -readonly [K in keyof AuditRecord]?: AuditRecord[K] } = {
     type: "tool.call",
-    at: new Date(facts.started).toISOString(),
+    at: isoTime(facts.started),
     sessionId: scope.id,
     turnId: ctx.turnId,
     callId: ctx.callId,
@@ -136,6 +136,21 @@ export async function flushAudit(sink: AuditSink | undefined): Promise<void> {
     // Contract: sinks do not throw; see writeAudit.
   }
 }
+
+/**
+ * `new Date(ms).toISOString()`, remembered for the last time asked: calls come many to a
+ * millisecond, and the conversion costs about half a microsecond, a fifteenth of a dispatch.
+ */
+function isoTime(ms: number): string {
+  if (ms !== lastIsoMs) {
+    lastIso = new Date(ms).toISOString();
+    lastIsoMs = ms;
+  }
+  return lastIso;
+}
+
+let lastIsoMs = Number.NaN;
+let lastIso = "";
 
 /** The text the argument hash covers: raw text as the model sent it, else canonical JSON. */
 function argumentText(args: unknown): string {
