@@ -220,7 +220,7 @@ export class JsonlAuditStore implements AuditStore {
   /** Links `records` after the file's last record and writes them in one `write(2)`, under the lock. */
   #writeBatch(records: readonly AuditRecord[]): ChainedLine[] {
     const fd = this.#open();
-    const kept = this.options.accesses === "none" ? records.map((r) => this.#kept(r)) : records;
+    const kept = this.options.accesses === "none" ? records.map(withoutAccesses) : records;
     return withFileLock(this.path, () => {
       const size = fstatSync(fd).size;
       // Nobody wrote since this store did: its head is the file's, and its last line ended whole.

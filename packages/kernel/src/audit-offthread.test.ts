@@ -221,12 +221,9 @@ describe("the JSONL store's worker thread", () => {
   it("hands back every batch a worker that died did not write", async () => {
     const dir = tempDir();
     // The real worker, with a fault thrown right after it has written the first batch it is sent.
-    const dying = join(dir, "dying-worker.mjs");
-    writeFileSync(
-      dying,
-      `import { parentPort } from "node:worker_threads";
-       await import(${JSON.stringify(new URL("audit-offthread-worker.js", built).href)});
-       parentPort.on("message", () => { throw new Error("worker fault"); });`,
+    const dying = realWorkerThen(
+      dir,
+      `parentPort.on("message", () => { throw new Error("worker fault"); });`,
     );
     const path = join(dir, "audit.jsonl");
     const lost: AuditRecord[][] = [];
@@ -248,12 +245,9 @@ describe("the JSONL store's worker thread", () => {
   it("holds the caller up while MAX_PENDING_BATCHES wait for a worker that falls behind", async () => {
     const dir = tempDir();
     // The real worker, slowed down: 20 ms more per batch.
-    const slow = join(dir, "slow-worker.mjs");
-    writeFileSync(
-      slow,
-      `import { parentPort } from "node:worker_threads";
-       await import(${JSON.stringify(new URL("audit-offthread-worker.js", built).href)});
-       const pause = new Int32Array(new SharedArrayBuffer(4));
+    const slow = realWorkerThen(
+      dir,
+      `const pause = new Int32Array(new SharedArrayBuffer(4));
        parentPort.on("message", () => Atomics.wait(pause, 0, 0, 20));`,
     );
     const path = join(dir, "audit.jsonl");
@@ -267,6 +261,18 @@ describe("the JSONL store's worker thread", () => {
     expect(lines(path)).toHaveLength(40);
   });
 });
+
+/** A worker module in `dir` that loads the real worker, then runs `then` (with `parentPort` in scope). */
+function realWorkerThen(dir: string, then: string): string {
+  const path = join(dir, `worker-${readdirSync(dir).length}.mjs`);
+  writeFileSync(
+    path,
+    `import { parentPort } from "node:worker_threads";
+     await import(${JSON.stringify(new URL("audit-offthread-worker.js", built).href)});
+     ${then}`,
+  );
+  return path;
+}
 
 function record(callId: string): AuditRecord {
   return { type: "tool.call", callId, argsPreview: "x" } as unknown as AuditRecord;

@@ -28,7 +28,6 @@ export class OffThreadWriter {
   /** Posted batches the worker has not counted yet, oldest first. */
   #pending: AuditRecord[][] = [];
   #posted = 0;
-  #settled = 0;
   #stopped = false;
   readonly #onLost: (batches: AuditRecord[][]) => void;
 
@@ -89,7 +88,7 @@ export class OffThreadWriter {
    * held in memory, and what a SIGKILL could take, stays bounded.
    */
   post(batch: AuditRecord[]): boolean {
-    if (this.#stopped || Atomics.load(this.#counts, 3) === 0) return false;
+    if (!this.ready) return false;
     this.#collect();
     if (this.#pending.length >= MAX_PENDING_BATCHES) this.#waitFor(this.#posted - MAX_PENDING_BATCHES + 1);
     if (this.#stopped) return false;
@@ -135,11 +134,9 @@ export class OffThreadWriter {
 
   /** Drops the batches the worker has counted written. */
   #collect(): void {
+    const settled = this.#posted - this.#pending.length;
     const written = Atomics.load(this.#counts, 0);
-    if (written > this.#settled) {
-      this.#pending.splice(0, written - this.#settled);
-      this.#settled = written;
-    }
+    if (written > settled) this.#pending.splice(0, written - settled);
   }
 
   /** The worker is gone or stuck: stop it and give back whatever it did not count written. */
@@ -149,7 +146,6 @@ export class OffThreadWriter {
     this.#collect();
     const lost = this.#pending;
     this.#pending = [];
-    this.#settled = this.#posted;
     void this.#worker.terminate();
     if (lost.length > 0) this.#onLost(lost);
   }

@@ -52,7 +52,7 @@ export function auditRecord(
   const totalMs = scope.now() - facts.started;
   // Assigned field by field in one order rather than spread together: a conditional spread
   // allocates an object per optional field, and this runs for every call.
-  const record: { -readonly [K in keyof AuditRecord]?: AuditRecord[K] } = {
+  const record: RecordInProgress = {
     type: "tool.call",
     at: isoTime(facts.started),
     sessionId: scope.id,
@@ -85,9 +85,12 @@ export function auditRecord(
   return record as AuditRecord;
 }
 
+/** An audit record while {@link auditRecord} fills it in. */
+type RecordInProgress = { -readonly [K in keyof AuditRecord]?: AuditRecord[K] };
+
 /** The authority a call was decided under, and what a replay needs to decide it again. */
 function addAuthorityFacts(
-  out: { -readonly [K in keyof AuditRecord]?: AuditRecord[K] },
+  out: RecordInProgress,
   scope: AuditScope,
   entry: CatalogEntry | undefined,
   facts: CallFacts,

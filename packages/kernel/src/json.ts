@@ -60,7 +60,7 @@ export function canonicalJsonWith(value: object, extra: Readonly<Record<string, 
     );
   } catch (error) {
     if (error !== NOT_PLAIN) throw error;
-    return JSON.stringify(sortKeys({ ...value, ...extra }));
+    return canonicalJson({ ...value, ...extra });
   }
 }
 
