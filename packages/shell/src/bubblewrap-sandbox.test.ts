@@ -83,6 +83,28 @@ describe('[options.sandbox] kind = "bubblewrap"', () => {
     expect(sleep.alive()).toEqual([]);
   });
 
+  it("returns only once the namespace is empty, however many processes it must end", async () => {
+    // bwrap's own monitor exits when the command does, before its init has ended the namespace:
+    // with hundreds of escapees to end, that teardown outlasted the call about one run in five.
+    const sleep = uniqueSleep();
+    const { session } = sandboxed();
+    const escapees = `for i in $(seq 200); do (env -i setsid sleep ${sleep.seconds} </dev/null >/dev/null 2>&1 &); done`;
+    for (let round = 0; round < 5; round++) {
+      const result = await run(session, `${escapees}; echo ok`);
+      expect(result).toMatchObject({ ok: true, data: { stdout: "ok\n" } });
+      expect(sleep.alive()).toEqual([]);
+    }
+  });
+
+  it("ends a command that timed out together with everything it started", async () => {
+    const sleep = uniqueSleep();
+    const { session } = sandboxed();
+    const command = `for i in $(seq 50); do (env -i setsid sleep ${sleep.seconds} </dev/null >/dev/null 2>&1 &); done; sleep ${sleep.seconds}`;
+    const { result } = await session.call({ tool: "shell_run", args: { command, timeout_ms: 1_000 } });
+    expect(result).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" } });
+    expect(sleep.alive()).toEqual([]);
+  });
+
   it("is a configuration error when bubblewrap is missing, never a fallback", () => {
     expect(() =>
       createShellTool({

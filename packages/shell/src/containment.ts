@@ -149,26 +149,22 @@ function bubblewrapContainment(options: ResolvedSandboxOptions): Containment {
       { bwrap: options.bwrapPath ?? null },
     );
   }
-  const { spawnSync } = onDemand.childProcess();
-  const probe = spawnSync(
-    bwrap,
-    [...systemBinds(options.systemPaths), "--unshare-all", "--die-with-parent", "/bin/true"],
-    {
-      stdio: ["ignore", "ignore", "pipe"],
-      timeout: 10_000,
-    },
-  );
-  if (probe.status !== 0) {
-    const why = probe.error?.message ?? probe.stderr?.toString("utf8").trim() ?? `status ${probe.status}`;
+  const probeArgs = [...systemBinds(options.systemPaths), "--unshare-all", "--die-with-parent", "/bin/true"];
+  const outer = outerNamespace(bwrap, probeArgs);
+  const probe = outer ? undefined : probeRun(bwrap, probeArgs);
+  if (probe !== undefined && probe.status !== 0) {
     throw new PabloError(
       ShellOptionsErrorCode.SANDBOX_UNAVAILABLE,
-      `options.sandbox.kind = "bubblewrap" but ${bwrap} cannot make a sandbox here: ${why}`,
+      `options.sandbox.kind = "bubblewrap" but ${bwrap} cannot make a sandbox here: ${probe.why}`,
       { bwrap },
     );
   }
+  const network = options.net ? "the host network" : "no network";
   return {
     kind: "bubblewrap",
-    summary: `each command runs under ${bwrap}: system directories read-only, private /tmp, no home directory, ${options.net ? "the host network" : "no network"}`,
+    summary: outer
+      ? `each command runs under ${bwrap}: system directories read-only, private /tmp, no home directory, ${network}`
+      : `each command runs under ${bwrap}: system directories read-only, private /tmp, no home directory, ${network}; no outer PID namespace here, so a call can return while the last of a command's processes are still being ended`,
     namespaced: true,
     wrap: (launch, site) => {
       // The scratch directory is made on first use (seed 001 4b); a command is a use, and
@@ -178,9 +174,35 @@ function bubblewrapContainment(options: ResolvedSandboxOptions): Containment {
         launch,
         site.inheritedDescriptors ?? hostInheritedDescriptors(),
       );
-      return { executable: bwrap, args: [...bubblewrapArgs(options, site), inner.executable, ...inner.args] };
+      const sandboxed = [...bubblewrapArgs(options, site), inner.executable, ...inner.args];
+      return outer
+        ? { executable: outer.path, args: [...outer.flags, bwrap, ...sandboxed] }
+        : { executable: bwrap, args: sandboxed };
     },
   };
+}
+
+/**
+ * The unshare launch that starts bwrap as the first process of a PID namespace of its own, when it
+ * works here with bwrap inside. bwrap's monitor exits as soon as the command does, before its init
+ * has ended what is left in the sandbox's namespace; with hundreds of processes left that teardown
+ * outlasted the call. Inside the outer namespace, bwrap's exit makes the kernel end every process
+ * in it, the sandbox's namespace nested within included, before unshare sees that exit: the call
+ * returns only once all of them are gone, as with the local containment.
+ */
+function outerNamespace(bwrap: string, probeArgs: readonly string[]): UnshareLaunch | undefined {
+  const unshare = unshareFlags();
+  if (!unshare) return undefined;
+  // bwrap mounts the sandbox's own /proc; the outer namespace needs none.
+  const outer = { ...unshare, flags: unshare.flags.filter((flag) => flag !== "--mount-proc") };
+  return probeRun(outer.path, [...outer.flags, bwrap, ...probeArgs]).status === 0 ? outer : undefined;
+}
+
+function probeRun(executable: string, args: readonly string[]): { status: number | null; why: string } {
+  const { spawnSync } = onDemand.childProcess();
+  const probe = spawnSync(executable, args, { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 });
+  const why = probe.error?.message ?? (probe.stderr?.toString("utf8").trim() || `status ${probe.status}`);
+  return { status: probe.status, why };
 }
 
 /**
