@@ -159,12 +159,12 @@ function bubblewrapContainment(options: ResolvedSandboxOptions): Containment {
       { bwrap },
     );
   }
-  const network = options.net ? "the host network" : "no network";
+  const confinement = `each command runs under ${bwrap}: system directories read-only, private /tmp, no home directory, ${options.net ? "the host network" : "no network"}`;
   return {
     kind: "bubblewrap",
     summary: outer
-      ? `each command runs under ${bwrap}: system directories read-only, private /tmp, no home directory, ${network}`
-      : `each command runs under ${bwrap}: system directories read-only, private /tmp, no home directory, ${network}; no outer PID namespace here, so a call can return while the last of a command's processes are still being ended`,
+      ? confinement
+      : `${confinement}; no outer PID namespace here, so a call can return while the last of a command's processes are still being ended`,
     namespaced: true,
     wrap: (launch, site) => {
       // The scratch directory is made on first use (seed 001 4b); a command is a use, and

@@ -21,11 +21,11 @@ export const onDemand = {
  * about 0.3 ms), and shell.run asks on every command. A failed load is forgotten, so a later call
  * tries again.
  */
-export function once<T>(load: () => Promise<T>): () => Promise<T> {
+export function once<T>(importModule: () => Promise<T>): () => Promise<T> {
   let loaded: Promise<T> | undefined;
   return () => {
     if (!loaded) {
-      loaded = load();
+      loaded = importModule();
       loaded.catch(() => {
         loaded = undefined;
       });
