@@ -46,6 +46,17 @@ describe("in a PID namespace (the default here), no descendant outlives shell.ru
     });
   }
 
+  it("returns only once hundreds of escapees of a command that exited on its own are gone", async () => {
+    const sleep = uniqueSleep();
+    const { session } = shell();
+    const command = `for i in $(seq 200); do (env -i setsid sleep ${sleep.seconds} </dev/null >/dev/null 2>&1 &); done; echo ok`;
+    for (let round = 0; round < 3; round++) {
+      const { result } = await session.call({ tool: "shell_run", args: { command } });
+      expect(result).toMatchObject({ ok: true, data: { stdout: "ok\n" } });
+      expect(sleep.alive()).toEqual([]);
+    }
+  });
+
   it("ends a bounded fork loop of escapees at the timeout, leaving none in the process table", async () => {
     const sleep = uniqueSleep();
     const { session } = shell({ options: {} });
