@@ -1,20 +1,12 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { StoredAuditRecord } from "./audit-chain.js";
 import { JsonlAuditStore } from "./audit-jsonl.js";
+import { useTempDir } from "./test-support/temp-dir.js";
 
-const dirs: string[] = [];
-function tempFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), "pablo-audit-flush-"));
-  dirs.push(dir);
-  return join(dir, "audit.jsonl");
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempFile = () => join(useTempDir("pablo-audit-flush-"), "audit.jsonl");
 
 const indexModule = new URL("./index.ts", import.meta.url).pathname;
 const nodeModule = new URL("./node.ts", import.meta.url).pathname;

@@ -1,22 +1,14 @@
 import { spawn } from "node:child_process";
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BATCH_WINDOW_MS } from "./audit-jsonl.js";
 import { createCatalog, createKernel, defineLayer, type StoredAuditRecord } from "./index.js";
 import { JsonlAuditStore } from "./node.js";
+import { useTempDir } from "./test-support/temp-dir.js";
 import { echoTool, writeTool } from "./test-support/tools.js";
 
-const dirs: string[] = [];
-function tempFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), "pablo-audit-"));
-  dirs.push(dir);
-  return join(dir, "audit.jsonl");
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempFile = () => join(useTempDir("pablo-audit-"), "audit.jsonl");
 
 async function recordCalls(path: string, n: number, options = {}): Promise<void> {
   const store = new JsonlAuditStore(path, options);

@@ -118,8 +118,9 @@ export class JsonlAuditStore implements AuditStore {
   /** Chains and writes `record` now, after anything queued, and returns it as stored. */
   append(record: AuditRecord): StoredAuditRecord {
     this.flush();
-    const [chained] = this.#writeBatch([record]);
-    return storedRecord(this.#kept(record), chained as ChainedLine);
+    const kept = this.#kept([record]);
+    const [chained] = this.#writeBatch(kept);
+    return storedRecord(kept[0] as AuditRecord, chained as ChainedLine);
   }
 
   /**
@@ -194,7 +195,7 @@ export class JsonlAuditStore implements AuditStore {
 
   #writeHere(batch: readonly AuditRecord[]): void {
     try {
-      this.#writeBatch(batch);
+      this.#writeBatch(this.#kept(batch));
     } catch {
       this.#failures += batch.length;
     }
@@ -217,10 +218,12 @@ export class JsonlAuditStore implements AuditStore {
     return this.#writer;
   }
 
-  /** Links `records` after the file's last record and writes them in one `write(2)`, under the lock. */
-  #writeBatch(records: readonly AuditRecord[]): ChainedLine[] {
+  /**
+   * Links `kept` (records as this store keeps them, see `#kept`) after the file's last record and
+   * writes them in one `write(2)`, under the lock.
+   */
+  #writeBatch(kept: readonly AuditRecord[]): ChainedLine[] {
     const fd = this.#open();
-    const kept = this.options.accesses === "none" ? records.map(withoutAccesses) : records;
     return withFileLock(this.path, () => {
       const size = fstatSync(fd).size;
       // Nobody wrote since this store did: its head is the file's, and its last line ended whole.
@@ -245,9 +248,9 @@ export class JsonlAuditStore implements AuditStore {
     }).value;
   }
 
-  /** What of `record` this store keeps. */
-  #kept(record: AuditRecord): AuditRecord {
-    return this.options.accesses === "none" ? withoutAccesses(record) : record;
+  /** What of `records` this store keeps. */
+  #kept(records: readonly AuditRecord[]): readonly AuditRecord[] {
+    return this.options.accesses === "none" ? records.map(withoutAccesses) : records;
   }
 
   #open(): number {

@@ -3,12 +3,12 @@
  * depend on the build), since from the TypeScript sources the store writes on the calling thread.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AuditRecord } from "./audit.js";
 import type * as Node from "./node.js";
+import { useTempDir } from "./test-support/temp-dir.js";
 import { echoTool } from "./test-support/tools.js";
 
 const built = new URL("../dist/", import.meta.url);
@@ -20,15 +20,11 @@ const { MAX_PENDING_BATCHES, OffThreadWriter } = (await import(
   new URL("audit-offthread.js", built).href
 )) as typeof import("./audit-offthread.js");
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "pablo-audit-offthread-"));
-  dirs.push(dir);
-  return dir;
+/** A fresh directory and the audit log path in it (the lock files sit beside the log). */
+function tempLog(): { dir: string; path: string } {
+  const dir = useTempDir("pablo-audit-offthread-");
+  return { dir, path: join(dir, "audit.jsonl") };
 }
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 const lines = (path: string) => readFileSync(path, "utf8").trimEnd().split("\n");
 /** Lock owner files of this process's threads other than the main one: a worker took the lock. */
@@ -73,8 +69,7 @@ async function until(condition: () => boolean): Promise<void> {
 
 describe("the JSONL store's worker thread", () => {
   it("chains and writes a busy session's records on a worker, in call order, and reads wait for it", async () => {
-    const dir = tempDir();
-    const path = join(dir, "audit.jsonl");
+    const { dir, path } = tempLog();
     const store = new JsonlAuditStore(path, { offThread: true });
     const calls = await callUntilOffThread(store, dir, 600);
     const read: string[] = [];
@@ -87,39 +82,38 @@ describe("the JSONL store's worker thread", () => {
   });
 
   it("starts the worker on its own only once a store has written 256 records", async () => {
-    const quiet = tempDir();
-    const few = new JsonlAuditStore(join(quiet, "audit.jsonl"));
+    const quiet = tempLog();
+    const few = new JsonlAuditStore(quiet.path);
     await callMany(few, 250);
     few.flush();
     await new Promise((resolve) => setTimeout(resolve, 200));
     await callMany(few, 5, 250);
     few.flush();
-    expect(workerOwners(quiet)).toEqual([]);
+    expect(workerOwners(quiet.dir)).toEqual([]);
     few.close();
 
-    const busy = tempDir();
-    const many = new JsonlAuditStore(join(busy, "audit.jsonl"));
-    const calls = await callUntilOffThread(many, busy, 300);
+    const busy = tempLog();
+    const many = new JsonlAuditStore(busy.path);
+    const calls = await callUntilOffThread(many, busy.dir, 300);
     expect(calls).toBeGreaterThan(256);
     many.flush();
-    expect(lines(join(busy, "audit.jsonl"))).toHaveLength(calls);
+    expect(lines(busy.path)).toHaveLength(calls);
     many.close();
   });
 
   it("never moves a durable store off its calling thread", async () => {
-    const dir = tempDir();
-    const store = new JsonlAuditStore(join(dir, "audit.jsonl"), { durable: true, offThread: true });
+    const { dir, path } = tempLog();
+    const store = new JsonlAuditStore(path, { durable: true, offThread: true });
     await callMany(store, 300);
     await new Promise((resolve) => setTimeout(resolve, 200));
     await callMany(store, 300, 300);
     expect(workerOwners(dir)).toEqual([]);
-    expect(lines(join(dir, "audit.jsonl"))).toHaveLength(600);
+    expect(lines(path)).toHaveLength(600);
     store.close();
   });
 
   it("extends one chain with a store on the calling thread writing the same file in between", async () => {
-    const dir = tempDir();
-    const path = join(dir, "audit.jsonl");
+    const { dir, path } = tempLog();
     const worker = new JsonlAuditStore(path, { offThread: true });
     const here = new JsonlAuditStore(path, { offThread: false });
     const before = await callUntilOffThread(worker, dir, 0);
@@ -136,8 +130,7 @@ describe("the JSONL store's worker thread", () => {
   });
 
   it("keeps call order when a batch a structured clone refuses is written on the calling thread", async () => {
-    const dir = tempDir();
-    const path = join(dir, "audit.jsonl");
+    const { dir, path } = tempLog();
     const store = new JsonlAuditStore(path, { offThread: true });
     const before = await callUntilOffThread(store, dir, 0);
     const ids: string[] = [];
@@ -162,8 +155,7 @@ describe("the JSONL store's worker thread", () => {
   });
 
   it("drops declared accesses on the worker too when the deployment says none", async () => {
-    const dir = tempDir();
-    const path = join(dir, "audit.jsonl");
+    const { dir, path } = tempLog();
     const store = new JsonlAuditStore(path, { offThread: true, accesses: "none" });
     let written = 0;
     while (workerOwners(dir).length === 0) {
@@ -184,7 +176,7 @@ describe("the JSONL store's worker thread", () => {
       "an uncaught exception": `throw new Error("fault");`,
     };
     for (const [ending, code] of Object.entries(endings)) {
-      const path = join(tempDir(), "audit.jsonl");
+      const { path } = tempLog();
       const script = `
         import { readdirSync } from "node:fs";
         import { dirname } from "node:path";
@@ -219,13 +211,12 @@ describe("the JSONL store's worker thread", () => {
   });
 
   it("hands back every batch a worker that died did not write", async () => {
-    const dir = tempDir();
+    const { dir, path } = tempLog();
     // The real worker, with a fault thrown right after it has written the first batch it is sent.
     const dying = realWorkerThen(
       dir,
       `parentPort.on("message", () => { throw new Error("worker fault"); });`,
     );
-    const path = join(dir, "audit.jsonl");
     const lost: AuditRecord[][] = [];
     const writer = OffThreadWriter.start(path, {}, (batches) => lost.push(...batches), dying);
     expect(writer).toBeDefined();
@@ -243,14 +234,13 @@ describe("the JSONL store's worker thread", () => {
   });
 
   it("holds the caller up while MAX_PENDING_BATCHES wait for a worker that falls behind", async () => {
-    const dir = tempDir();
+    const { dir, path } = tempLog();
     // The real worker, slowed down: 20 ms more per batch.
     const slow = realWorkerThen(
       dir,
       `const pause = new Int32Array(new SharedArrayBuffer(4));
        parentPort.on("message", () => Atomics.wait(pause, 0, 0, 20));`,
     );
-    const path = join(dir, "audit.jsonl");
     const writer = OffThreadWriter.start(path, {}, () => undefined, slow);
     await until(() => writer?.ready === true);
     for (let i = 0; i < 40; i++) expect(writer?.post([record(`b${i}`)])).toBe(true);

@@ -1,19 +1,14 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { withFileLock } from "./file-lock.js";
+import { useTempDir } from "./test-support/temp-dir.js";
 
-const dirs: string[] = [];
 function tempTarget(): { dir: string; target: string } {
-  const dir = mkdtempSync(join(tmpdir(), "pablo-file-lock-"));
-  dirs.push(dir);
+  const dir = useTempDir("pablo-file-lock-");
   return { dir, target: join(dir, "audit.jsonl") };
 }
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 const lockModule = new URL("./file-lock.ts", import.meta.url).pathname;
 

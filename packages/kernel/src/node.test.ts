@@ -1,21 +1,13 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createCatalog, createKernel } from "./index.js";
 import { defaultAuditPath, JsonlAuditSink, readAuditFile, stateDirectory } from "./node.js";
+import { useTempDir } from "./test-support/temp-dir.js";
 import { echoTool } from "./test-support/tools.js";
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "pablo-kernel-"));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = () => useTempDir("pablo-kernel-");
 
 describe("JSONL audit sink", () => {
   it("appends one complete line per call, readable while it is written", async () => {
