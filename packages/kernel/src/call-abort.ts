@@ -68,3 +68,20 @@ export class CallAbort {
     this.#listeners = [];
   }
 }
+
+/**
+ * `ToolContext.onAbort` over an AbortSignal, for a host or wrapper that gives a tool a context
+ * with a signal of its own (a plugin's time limit joined to the call's): the listener hears that
+ * signal, so `signal` and `onAbort` never disagree.
+ */
+export function onAbortOf(signal: AbortSignal): (listener: (reason: unknown) => void) => () => void {
+  return (listener) => {
+    if (signal.aborted) {
+      listener(signal.reason);
+      return () => undefined;
+    }
+    const forward = () => listener(signal.reason);
+    signal.addEventListener("abort", forward, { once: true });
+    return () => signal.removeEventListener("abort", forward);
+  };
+}

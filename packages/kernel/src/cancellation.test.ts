@@ -1,5 +1,5 @@
 import Type from "typebox";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { createCatalog, createKernel, fail, MemoryEventSink, ok } from "./index.js";
 import { type Started, startedSignal } from "./test-support/session.js";
 import { echoTool, sleep } from "./test-support/tools.js";
@@ -122,6 +122,53 @@ describe("progress and cancellation details", () => {
     });
   });
 
+  it("tells onAbort listeners of a cancellation, with the signal's reason, without making the signal", async () => {
+    const started = startedSignal();
+    const heard: unknown[] = [];
+    let removed = 0;
+    const listening = echoTool({
+      execute: (_args, ctx) =>
+        new Promise((resolve) => {
+          ctx.onAbort((reason) => {
+            heard.push(reason);
+            resolve(ok("stopped"));
+          });
+          // A listener removed before the abort never runs.
+          ctx.onAbort(() => removed++)();
+          started.mark();
+        }),
+    });
+    const session = createKernel().openSession({ catalog: createCatalog([listening]) });
+    const controller = new AbortController();
+    const made = countAbortControllers();
+    const pending = session.call({ tool: "test_echo", args: { text: "x" }, signal: controller.signal });
+    await started.promise;
+    controller.abort("host gave up");
+    expect((await pending).result).toMatchObject({ ok: false, error: { code: "TOOL_CANCELLED" } });
+    expect(heard).toEqual(["host gave up"]);
+    expect(removed).toBe(0);
+    expect(made()).toBe(0);
+  });
+
+  it("runs an onAbort listener at once when the call has already aborted, with what signal says", async () => {
+    const seen: Array<{ reason: unknown; signalReason: unknown }> = [];
+    const late = echoTool({
+      execute: async (_args, ctx) => {
+        await sleep(5_000, ctx.signal).catch(() => undefined);
+        ctx.onAbort((reason) => seen.push({ reason, signalReason: ctx.signal.reason }));
+        return ok("late");
+      },
+    });
+    const session = createKernel({ limits: { runDeadlineMs: 50 } }).openSession({
+      catalog: createCatalog([late]),
+    });
+    const { result } = await session.call({ tool: "test_echo", args: { text: "x" } });
+    expect(result).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" } });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.reason).toBe(seen[0]?.signalReason);
+    expect(seen[0]?.reason).toBeDefined();
+  });
+
   it("gives each call its own signal, so listeners left by a tool do not accumulate", async () => {
     const signals = new Set<AbortSignal>();
     const leaky = echoTool({
@@ -136,3 +183,19 @@ describe("progress and cancellation details", () => {
     expect(signals.size).toBe(3);
   });
 });
+
+/** Counts the AbortControllers made from now until the test ends. */
+function countAbortControllers(): () => number {
+  const original = globalThis.AbortController;
+  let count = 0;
+  globalThis.AbortController = class extends original {
+    constructor() {
+      super();
+      count++;
+    }
+  };
+  onTestFinished(() => {
+    globalThis.AbortController = original;
+  });
+  return () => count;
+}

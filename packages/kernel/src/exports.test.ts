@@ -68,6 +68,7 @@ describe("@pablo/kernel public surface", () => {
         "matchesFilter",
         "modeGate",
         "ok",
+        "onAbortOf",
         "permissionNeed",
         "providerNameFor",
         "recordHash",

@@ -24,6 +24,7 @@ export {
 export type { Decision } from "./authority.js";
 export { DEFAULT_RULE, defineLayer, evaluateAuthority, evaluateInLayer, layerRules } from "./authority.js";
 export { boundResult, MIN_RESULT_BOUND } from "./bound.js";
+export { onAbortOf } from "./call-abort.js";
 export { CancelledError } from "./cancellation.js";
 export type { Catalog, CatalogDiagnostic, CatalogEntry } from "./catalog.js";
 export { CatalogBuilder, createCatalog } from "./catalog.js";

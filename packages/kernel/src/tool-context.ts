@@ -9,7 +9,8 @@ import type { StateKey, ToolContext, ToolProgress } from "./tool.js";
 /**
  * Builds the context one call's tool sees. A plain object of own properties, so tools may
  * destructure or spread it; `signal` is a getter so the call's AbortSignal is only created when
- * something reads it. Everything else reaches back into a {@link ContextHost} made once per session.
+ * something reads it, and `onAbort` hears the same abort without creating it. Everything else
+ * reaches back into a {@link ContextHost} made once per session.
  */
 export function toolContext(
   core: SessionCore,
@@ -28,6 +29,7 @@ export function toolContext(
     get signal() {
       return abort.signal;
     },
+    onAbort: (listener) => abort.onAbort(() => listener(abort.reason)),
     deadline,
     requester: request.requester ?? core.requester,
     progress: (event) => host.progress(request, callId, event),

@@ -108,6 +108,13 @@ export interface ToolContext {
   readonly mode: OperatingMode;
   /** Aborts on cancellation, on the run deadline and on the tool's own deadline. */
   readonly signal: AbortSignal;
+  /**
+   * Runs `listener` once when `signal` aborts (at once if it has), with its reason; returns a
+   * function that removes it. The same event without the object: on Node 20, making the call's
+   * AbortSignal and listening on it costs more than a no-op dispatch, so a tool on a hot path that
+   * only needs to hear of the abort (an MCP call) asks for this instead.
+   */
+  onAbort(listener: (reason: unknown) => void): () => void;
   /** Epoch milliseconds after which the call is over, whatever the tool's own timeout says. */
   readonly deadline: number;
   /** The name of the delegate or child that made the call, when one did. */

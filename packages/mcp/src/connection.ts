@@ -11,6 +11,7 @@ import {
 import { scrubSecrets } from "./credentials.js";
 import { HttpResumption } from "./http-resumption.js";
 import { McpOAuthCode, McpOAuthError } from "./oauth/codes.js";
+import { type AbortSubscription, RequestSignal } from "./request-signal.js";
 import type { ResolvedServer } from "./resolved-server.js";
 import type { ProcessStdioTransport } from "./stdio-transport.js";
 import type { TapTransport } from "./tap-transport.js";
@@ -38,7 +39,8 @@ export type CallOutcome =
   | { readonly kind: "protocol-error"; readonly message: string };
 
 export interface CallOptions {
-  readonly signal: AbortSignal;
+  /** The call's abort (the kernel's `ctx.onAbort`): the SDK then sends `notifications/cancelled`. */
+  readonly onAbort: AbortSubscription;
   readonly timeoutMs: number;
   /** Called synchronously, in wire order, for each progress notification of this call. */
   readonly onProgress: (progress: Progress) => void;
@@ -70,8 +72,6 @@ export class McpConnection {
   #closing = false;
   #relist: Promise<void> | undefined;
   #calls = 0;
-  /** Caller signals already handed to the SDK (see `#requestSignal`). */
-  readonly #signals = new WeakSet<AbortSignal>();
 
   constructor(
     server: ResolvedServer,
@@ -148,7 +148,7 @@ export class McpConnection {
     // Unique within this session, which is all a progress token has to be.
     const token = `pablo-${++this.#calls}`;
     const unwatch = this.#tap.watchProgress(token, options.onProgress);
-    const { signal, detach } = this.#requestSignal(options.signal);
+    const signal = new RequestSignal(options.onAbort);
     let endCall: (reason: string) => void = () => undefined;
     const questions: ElicitationAction[] = [];
     this.#questions.add(questions);
@@ -164,7 +164,7 @@ export class McpConnection {
           .request(
             { method: "tools/call", params: { name, arguments: args, _meta: { progressToken: token } } },
             CallToolResultSchema,
-            { signal, timeout: options.timeoutMs },
+            { signal: signal.forSdk(), timeout: options.timeoutMs },
           )
           .then(
             (result) =>
@@ -174,35 +174,16 @@ export class McpConnection {
                 ...(stream?.resumptions ? { resumedStreams: stream.resumptions } : {}),
                 ...(questions.length > 0 ? { elicitations: questions } : {}),
               }),
-            (error: unknown) => resolve(this.#classify(error, options.signal)),
+            (error: unknown) => resolve(this.#classify(error, signal.aborted)),
           );
       });
     } finally {
       stream?.end();
-      detach?.();
+      signal.dispose();
       unwatch();
       this.#inflight.delete(endCall);
       this.#questions.delete(questions);
     }
-  }
-
-  /**
-   * The signal to give the SDK for one request. The SDK adds an abort listener and never removes
-   * it, so it must get a signal that dies with the call. The kernel gives each call its own signal,
-   * which is then passed as it is: creating and linking another AbortSignal costs more on Node 20
-   * than the rest of the call's client-side work. A signal seen on an earlier call (a host reusing
-   * one across calls) gets a per-call child instead, so listeners cannot pile up on it.
-   */
-  #requestSignal(signal: AbortSignal): { signal: AbortSignal; detach?: () => void } {
-    if (!this.#signals.has(signal)) {
-      this.#signals.add(signal);
-      return { signal };
-    }
-    const controller = new AbortController();
-    const forward = () => controller.abort(signal.reason);
-    if (signal.aborted) forward();
-    else signal.addEventListener("abort", forward, { once: true });
-    return { signal: controller.signal, detach: () => signal.removeEventListener("abort", forward) };
   }
 
   /** Ends the session; for stdio, ends and reaps the process group. Resolves whether that was proven. */
@@ -219,8 +200,8 @@ export class McpConnection {
     return this.#stdio ? this.#stdio.closeGroup() : true;
   }
 
-  #classify(error: unknown, signal: AbortSignal): CallOutcome {
-    if (signal.aborted) return { kind: "cancelled" };
+  #classify(error: unknown, aborted: boolean): CallOutcome {
+    if (aborted) return { kind: "cancelled" };
     if (error instanceof McpError && error.code === JsonRpcErrorCode.RequestTimeout)
       return { kind: "timeout" };
     if (error instanceof McpError && error.code === JsonRpcErrorCode.ConnectionClosed) {

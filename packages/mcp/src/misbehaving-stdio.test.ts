@@ -1,13 +1,20 @@
-import { MemoryEventSink } from "@pablo/kernel";
+import { type KernelOptions, MemoryEventSink } from "@pablo/kernel";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { openMcpCatalog } from "./catalog.js";
 import { sessionOver, textOf } from "./test-support/kernel-session.js";
 import { isRunning, misbehavingStdio, noCredentials } from "./test-support/servers.js";
 
-async function open(extra: Record<string, unknown> = {}, events?: MemoryEventSink) {
+async function open(
+  extra: Record<string, unknown> = {},
+  events?: MemoryEventSink,
+  kernel: Partial<KernelOptions> = {},
+) {
   const mcp = await openMcpCatalog({ servers: { bad: misbehavingStdio(extra) }, credentials: noCredentials });
   onTestFinished(() => mcp.close());
-  const t = await sessionOver(mcp, events ? { events, kernel: { captureContent: true } } : {});
+  const t = await sessionOver(mcp, {
+    ...(events ? { events } : {}),
+    kernel: { ...kernel, captureContent: !!events },
+  });
   const pid = Number(textOf((await t.session.call({ tool: "mcp_bad_pid", args: {} })).result));
   return { mcp, ...t, pid };
 }
@@ -53,6 +60,20 @@ describe("a server that hangs past the operation timeout", () => {
     const { result } = await session.call({ tool: "mcp_bad_hang", args: {}, signal: controller.signal });
     expect(result).toMatchObject({ ok: false, error: { code: "TOOL_CANCELLED" } });
     expect(audit.records.at(-1)?.notes).toEqual({ remoteCompletion: "unknown" });
+    // The server heard `notifications/cancelled` for that request, and only for it.
+    const cancelled = async () =>
+      textOf((await session.call({ tool: "mcp_bad_cancelled", args: {} })).result);
+    await expect.poll(cancelled, { timeout: 5_000 }).toBe("1");
+  });
+
+  it("tells the server of a call the kernel ended at the run deadline", async () => {
+    const { mcp, session } = await open({}, undefined, { limits: { runDeadlineMs: 500 } });
+    const { result } = await session.call({ tool: "mcp_bad_hang", args: {} });
+    expect(result).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" } });
+    // A fresh session over the same connection: the first one's run is over.
+    const { session: next } = await sessionOver(mcp);
+    const cancelled = async () => textOf((await next.call({ tool: "mcp_bad_cancelled", args: {} })).result);
+    await expect.poll(cancelled, { timeout: 5_000 }).toBe("1");
   });
 });
 

@@ -126,7 +126,7 @@ export function adaptTool(
       }
       let forwarded = 0;
       const outcome = await connection.callTool(tool.name, args as Record<string, unknown>, {
-        signal: ctx.signal,
+        onAbort: ctx.onAbort,
         timeoutMs: server.operationTimeoutMs,
         onProgress: (progress) => {
           if (++forwarded > MAX_PROGRESS_EVENTS) return;

@@ -125,6 +125,14 @@ describe("plugin tools through the kernel", () => {
     await new Promise((r) => setTimeout(r, 50));
   });
 
+  it("tells a plugin's onAbort listener of its time limit, as its signal does", async () => {
+    const { session } = await sessionFor("call-failures", { timeoutMs: 100 });
+    const hang = await session.call({ tool: "plugin_flaky_run", args: { mode: "hearsLimit" } });
+    expect(hang.result).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" } });
+    const { result } = await session.call({ tool: "plugin_flaky_run", args: { mode: "heard" } });
+    expect(result).toEqual({ ok: true, data: "plugin time limit (signal aborted: true)" });
+  });
+
   it.each([
     ["throws", "planning exploded"],
     ["malformed", "declared a malformed access"],

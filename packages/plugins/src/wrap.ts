@@ -7,6 +7,7 @@ import {
   ErrorCode,
   fail,
   type JsonValue,
+  onAbortOf,
   type Risk,
   type ToolContext,
   type ToolResult,
@@ -81,7 +82,7 @@ async function runGuarded(
   const signal = AbortSignal.any([ctx.signal, timer.signal]);
   let work: Promise<unknown>;
   try {
-    work = Promise.resolve(tool.execute(args, { ...ctx, signal }));
+    work = Promise.resolve(tool.execute(args, { ...ctx, signal, onAbort: onAbortOf(signal) }));
   } catch (error) {
     return fail(ErrorCode.TOOL_FAILED, `${label} failed: ${messageOf(error)}`);
   }

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { ToolContext, ToolResult } from "@pablo/kernel";
+import { onAbortOf, type ToolContext, type ToolResult } from "@pablo/kernel";
 import { onTestFinished } from "vitest";
 import { actionTool } from "../action-tool.js";
 import { type LoadedCatalog, loadCatalog } from "../load-catalog.js";
@@ -64,6 +64,7 @@ export function toolContext(signal: AbortSignal = new AbortController().signal):
     callId: "c",
     mode: "agent",
     signal,
+    onAbort: onAbortOf(signal),
     deadline: Date.now() + 60_000,
     requester: undefined,
     progress: () => undefined,

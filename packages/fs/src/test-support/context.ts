@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Access, Decision, ToolContext } from "@pablo/kernel";
+import { type Access, type Decision, onAbortOf, type ToolContext } from "@pablo/kernel";
 
 /**
  * A tool context for calling `execute` directly, for orderings the kernel cannot provoke on
@@ -11,13 +11,15 @@ export function directContext(options: {
   promptId?: string;
 }): ToolContext {
   const state = new Map<string, unknown>();
+  const signal = options.signal ?? new AbortController().signal;
   return {
     sessionId: "direct",
     turnId: "turn",
     promptId: options.promptId ?? "prompt",
     callId: `direct-${randomUUID()}`,
     mode: "agent",
-    signal: options.signal ?? new AbortController().signal,
+    signal,
+    onAbort: onAbortOf(signal),
     deadline: Date.now() + 60_000,
     requester: undefined,
     progress: () => undefined,

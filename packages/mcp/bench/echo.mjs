@@ -14,6 +14,10 @@
  *   environment);
  * - the catalog's tool called directly, without the kernel (adapter, connection, result mapping);
  * - the kernel session without an audit sink (dispatch pipeline without the JSONL store).
+ *
+ * Plain JavaScript run by plain node against the built package (`pnpm build` first), as a host
+ * runs it: under tsx a loader thread shares the process and every dynamic import() goes through
+ * it, which is not what a host pays.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -21,7 +25,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CatalogBuilder, createKernel, type ToolContext, type ToolDefinition } from "@pablo/kernel";
+import { CatalogBuilder, createKernel } from "@pablo/kernel";
 import { JsonlAuditSink } from "@pablo/kernel/node";
 import { openMcpCatalog } from "../dist/index.js";
 import { ProcessStdioTransport } from "../dist/stdio-transport.js";
@@ -33,24 +37,16 @@ const WARMUP_CALLS = Number(process.env["BENCH_WARMUP"] ?? 4000);
 const ENTRY = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js");
 const SERVER = { command: process.execPath, args: [ENTRY, "stdio"] };
 const noCredentials = {
-  resolve: () => ({ ok: false as const, code: "CREDENTIAL_NOT_FOUND" as const, message: "none" }),
+  resolve: () => ({ ok: false, code: "CREDENTIAL_NOT_FOUND", message: "none" }),
   resolvedValues: () => [],
 };
+/**
+ * @typedef {{ wall: number, cpu: number }} Round wall-clock and this process's CPU microseconds
+ *   per call (CPU is the client-side cost, less sensitive to load)
+ * @typedef {{ label: string, call: (i: number) => Promise<void>, rounds: Round[] }} Series
+ */
 
-interface Round {
-  /** Wall-clock microseconds per call. */
-  readonly wall: number;
-  /** This process's CPU microseconds per call: the client-side cost, less sensitive to load. */
-  readonly cpu: number;
-}
-
-interface Series {
-  readonly label: string;
-  readonly call: (i: number) => Promise<void>;
-  readonly rounds: Round[];
-}
-
-async function main(): Promise<void> {
+async function main() {
   const dir = mkdtempSync(join(tmpdir(), "pablo-mcp-bench-"));
   const audit = new JsonlAuditSink(join(dir, "audit.jsonl"));
   const bareClient = await sdkClient(new StdioClientTransport({ ...SERVER, env: {} }));
@@ -69,13 +65,12 @@ async function main(): Promise<void> {
       servers: { everything: { transport: "stdio", ...SERVER } },
       credentials: noCredentials,
     });
-  const catalogs = [await open(), await open(), await open()] as const;
+  const catalogs = [await open(), await open(), await open()];
   const [pablo, kernelOnly, direct] = await Promise.all([
     sessionCall(catalogs[0], { audit }),
     sessionCall(catalogs[1], {}),
     directCall(catalogs[2]),
   ]);
-
   const bare = series("bare SDK client (reference)", sdkCall(bareClient));
   const target = series("Pablo catalog + kernel + JSONL audit", pablo);
   const informational = [
@@ -84,15 +79,13 @@ async function main(): Promise<void> {
     series("Pablo catalog + kernel, no audit sink", kernelOnly),
   ];
   const all = [bare, target, ...informational];
-
   for (let done = 0; done < WARMUP_CALLS; done += CALLS) for (const s of all) await timed(s.call);
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < all.length; k++) {
-      const s = all[(round + k) % all.length] as Series;
+      const s = all[(round + k) % all.length];
       s.rounds.push(await timed(s.call));
     }
   }
-
   await bareClient.close();
   await transportClient.close();
   await Promise.all(catalogs.map((c) => c.close()));
@@ -100,12 +93,11 @@ async function main(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
   report(bare, target, informational);
 }
-
-function report(bare: Series, target: Series, informational: readonly Series[]): void {
-  const us = (n: number) => `${n.toFixed(0).padStart(5)} µs`;
-  const line = (s: Series) =>
+function report(bare, target, informational) {
+  const us = (n) => `${n.toFixed(0).padStart(5)} \xB5s`;
+  const line = (s) =>
     `  ${s.label.padEnd(46)} wall ${us(medianOf(s, "wall"))}/call, client CPU ${us(medianOf(s, "cpu"))}/call`;
-  const ratios = (key: keyof Round) => target.rounds.map((r, i) => r[key] / (bare.rounds[i] as Round)[key]);
+  const ratios = (key) => target.rounds.map((r, i) => r[key] / bare.rounds[i][key]);
   const wall = ratios("wall");
   const cpu = ratios("cpu");
   console.log(
@@ -117,7 +109,7 @@ function report(bare: Series, target: Series, informational: readonly Series[]):
   for (const s of informational) console.log(line(s));
   if (process.env["BENCH_VERBOSE"]) {
     for (const [i, r] of target.rounds.entries()) {
-      const b = bare.rounds[i] as Round;
+      const b = bare.rounds[i];
       console.log(
         `  round ${i}: bare ${us(b.wall)}, pablo ${us(r.wall)}, ratio ${(r.wall / b.wall).toFixed(2)}`,
       );
@@ -130,24 +122,18 @@ function report(bare: Series, target: Series, informational: readonly Series[]):
     `ratio (pablo / bare), client CPU: ${median(cpu).toFixed(3)} (rounds ${Math.min(...cpu).toFixed(2)}-${Math.max(...cpu).toFixed(2)})`,
   );
 }
-
-async function sdkClient(transport: StdioClientTransport | ProcessStdioTransport): Promise<Client> {
+async function sdkClient(transport) {
   const client = new Client({ name: "bench", version: "1.0.0" });
   await client.connect(transport);
   return client;
 }
-
-function sdkCall(client: Client): (i: number) => Promise<void> {
+function sdkCall(client) {
   return async (i) => {
     const result = await client.callTool({ name: "echo", arguments: { message: `m${i}` } });
     if (result.isError) throw new Error("echo failed");
   };
 }
-
-async function sessionCall(
-  catalog: Awaited<ReturnType<typeof openMcpCatalog>>,
-  kernel: Parameters<typeof createKernel>[0],
-): Promise<(i: number) => Promise<void>> {
+async function sessionCall(catalog, kernel) {
   const builder = new CatalogBuilder();
   await builder.addProviders(catalog.providers);
   const session = createKernel(kernel).openSession({
@@ -159,36 +145,39 @@ async function sessionCall(
     if (!result.ok) throw new Error(`pablo echo failed: ${JSON.stringify(result)}`);
   };
 }
-
-/** The catalog's own tool with a minimal context: a fresh signal per call, as the kernel gives. */
-async function directCall(
-  catalog: Awaited<ReturnType<typeof openMcpCatalog>>,
-): Promise<(i: number) => Promise<void>> {
-  const tool = catalog.providers[0]?.tools().find((t) => t.name === "mcp/everything/echo") as ToolDefinition;
+/** The catalog's own tool with a minimal context, made per call as the kernel makes it. */
+async function directCall(catalog) {
+  const tool = catalog.providers[0]?.tools().find((t) => t.name === "mcp/everything/echo");
   const base = {
     sessionId: "bench",
     turnId: "bench",
     promptId: "bench",
     mode: "agent",
     deadline: Number.POSITIVE_INFINITY,
-    requester: undefined,
-    progress: () => undefined,
+    requester: void 0,
+    progress: () => void 0,
     authorize: () => ({ verdict: "allow", layer: "default", rule: "default", reason: "bench" }),
-    state: <T>(_key: unknown, init: () => T) => init(),
-    narrow: () => undefined,
-  } as const;
+    state: (_key, init) => init(),
+    narrow: () => void 0,
+  };
   return async (i) => {
-    const ctx = { ...base, callId: `c${i}`, signal: new AbortController().signal } as ToolContext;
+    const ctx = {
+      ...base,
+      callId: `c${i}`,
+      // As the kernel does: the signal is made only if read, and the tool listens through onAbort.
+      get signal() {
+        return new AbortController().signal;
+      },
+      onAbort: () => () => void 0,
+    };
     const result = await tool.execute({ message: `m${i}` }, ctx);
     if (!result.ok) throw new Error(`direct echo failed: ${JSON.stringify(result)}`);
   };
 }
-
-function series(label: string, call: (i: number) => Promise<void>): Series {
+function series(label, call) {
   return { label, call, rounds: [] };
 }
-
-async function timed(call: (i: number) => Promise<void>): Promise<Round> {
+async function timed(call) {
   const cpu = process.cpuUsage();
   const started = process.hrtime.bigint();
   for (let i = 0; i < CALLS; i++) await call(i);
@@ -198,14 +187,11 @@ async function timed(call: (i: number) => Promise<void>): Promise<Round> {
     cpu: (used.user + used.system) / CALLS,
   };
 }
-
-function medianOf(s: Series, key: keyof Round): number {
+function medianOf(s, key) {
   return median(s.rounds.map((r) => r[key]));
 }
-
-function median(values: readonly number[]): number {
+function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
-
 await main();
