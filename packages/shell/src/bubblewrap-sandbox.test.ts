@@ -1,12 +1,17 @@
+import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { homedir } from "node:os";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createShellTool, type ShellToolConfig } from "./index.js";
 import { sessionFor } from "./test-support/kernel.js";
 import { uniqueSleep } from "./test-support/tokens.js";
 import { useWorkspace } from "./test-support/workspace.js";
+
+/** shell.run under bubblewrap in a process of its own (see the script). */
+const ALONE = fileURLToPath(new URL("./test-support/bubblewrap-alone.mjs", import.meta.url));
 
 function sandboxed(config: Partial<ShellToolConfig> = {}) {
   const workspace = useWorkspace();
@@ -104,6 +109,30 @@ describe('[options.sandbox] kind = "bubblewrap"', () => {
     expect(result).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" } });
     expect(sleep.alive()).toEqual([]);
   });
+
+  // Making a mount namespace in which unshare cannot run needs root; CI runs as root.
+  it.skipIf(process.getuid?.() !== 0)(
+    "runs bubblewrap alone where unshare cannot run, still confined, and says so",
+    () => {
+      const workspace = useWorkspace();
+      // unshare's own default propagation is private, so the bind mounts stay in this namespace.
+      const mask =
+        'for p in /usr/bin/unshare /bin/unshare; do [ -e "$p" ] && mount --bind /dev/null "$p"; done; exec "$@"';
+      const child = spawnSync(
+        "/usr/bin/unshare",
+        ["--mount", "--", "/bin/sh", "-c", mask, "sh", process.execPath, ALONE, workspace, homedir()],
+        { encoding: "utf8", timeout: 60_000 },
+      );
+      expect(child.stderr).toBe("");
+      const seen = JSON.parse(child.stdout) as { description: string; results: Record<string, unknown> };
+      expect(seen.description).toContain("no outer PID namespace here");
+      expect(seen.results["echo"]).toMatchObject({ ok: true, data: { stdout: "inside\n" } });
+      expect(readFileSync(`${workspace}/inside.txt`, "utf8")).toBe("inside\n");
+      expect(seen.results["home"]).toMatchObject({ ok: false, error: { code: "TOOL_FAILED" } });
+      expect(seen.results["etc"]).toMatchObject({ ok: false, error: { code: "TOOL_FAILED" } });
+      expect(existsSync("/etc/pablo-escape-alone")).toBe(false);
+    },
+  );
 
   it("is a configuration error when bubblewrap is missing, never a fallback", () => {
     expect(() =>
