@@ -9,18 +9,11 @@ export class CallAbort {
   #controller: AbortController | undefined;
   #aborted = false;
   #reason: unknown;
-  #listeners: Array<() => void> = [];
+  #listeners: Array<(reason: unknown) => void> = [];
   #detach: (() => void) | undefined;
 
   constructor(hostSignal?: AbortSignal) {
-    if (!hostSignal) return;
-    if (hostSignal.aborted) {
-      this.abort(hostSignal.reason);
-      return;
-    }
-    const forward = () => this.abort(hostSignal.reason);
-    hostSignal.addEventListener("abort", forward, { once: true });
-    this.#detach = () => hostSignal.removeEventListener("abort", forward);
+    if (hostSignal) this.#detach = onAbortOf(hostSignal)((reason) => this.abort(reason));
   }
 
   get aborted(): boolean {
@@ -45,13 +38,16 @@ export class CallAbort {
     this.#aborted = true;
     this.#reason = reason;
     this.#controller?.abort(reason);
-    for (const listener of this.#listeners.splice(0)) listener();
+    for (const listener of this.#listeners.splice(0)) listener(reason);
   }
 
-  /** Runs `listener` once when the call aborts (at once if it already has); returns a remover. */
-  onAbort(listener: () => void): () => void {
+  /**
+   * Runs `listener` once with the reason when the call aborts (at once if it already has);
+   * returns a remover.
+   */
+  onAbort(listener: (reason: unknown) => void): () => void {
     if (this.#aborted) {
-      listener();
+      listener(this.#reason);
       return () => undefined;
     }
     this.#listeners.push(listener);

@@ -29,7 +29,7 @@ export function toolContext(
     get signal() {
       return abort.signal;
     },
-    onAbort: (listener) => abort.onAbort(() => listener(abort.reason)),
+    onAbort: (listener) => abort.onAbort(listener),
     deadline,
     requester: request.requester ?? core.requester,
     progress: (event) => host.progress(request, callId, event),

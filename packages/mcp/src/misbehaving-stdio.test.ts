@@ -1,7 +1,7 @@
 import { type KernelOptions, MemoryEventSink } from "@pablo/kernel";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { openMcpCatalog } from "./catalog.js";
-import { sessionOver, textOf } from "./test-support/kernel-session.js";
+import { sessionOver, type TestSession, textOf } from "./test-support/kernel-session.js";
 import { isRunning, misbehavingStdio, noCredentials } from "./test-support/servers.js";
 
 async function open(
@@ -17,6 +17,11 @@ async function open(
   });
   const pid = Number(textOf((await t.session.call({ tool: "mcp_bad_pid", args: {} })).result));
   return { mcp, ...t, pid };
+}
+
+/** How many hung calls the server saw cancelled (its handler's signal aborted). */
+async function cancelledCalls(session: TestSession["session"]): Promise<string> {
+  return textOf((await session.call({ tool: "mcp_bad_cancelled", args: {} })).result);
 }
 
 describe("a server that crashes mid-call", () => {
@@ -61,9 +66,7 @@ describe("a server that hangs past the operation timeout", () => {
     expect(result).toMatchObject({ ok: false, error: { code: "TOOL_CANCELLED" } });
     expect(audit.records.at(-1)?.notes).toEqual({ remoteCompletion: "unknown" });
     // The server heard `notifications/cancelled` for that request, and only for it.
-    const cancelled = async () =>
-      textOf((await session.call({ tool: "mcp_bad_cancelled", args: {} })).result);
-    await expect.poll(cancelled, { timeout: 5_000 }).toBe("1");
+    await expect.poll(() => cancelledCalls(session), { timeout: 5_000 }).toBe("1");
   });
 
   it("tells the server of a call the kernel ended at the run deadline", async () => {
@@ -72,8 +75,7 @@ describe("a server that hangs past the operation timeout", () => {
     expect(result).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" } });
     // A fresh session over the same connection: the first one's run is over.
     const { session: next } = await sessionOver(mcp);
-    const cancelled = async () => textOf((await next.call({ tool: "mcp_bad_cancelled", args: {} })).result);
-    await expect.poll(cancelled, { timeout: 5_000 }).toBe("1");
+    await expect.poll(() => cancelledCalls(next), { timeout: 5_000 }).toBe("1");
   });
 });
 
