@@ -9,6 +9,15 @@
  * server-everything and the SDK take a few thousand calls to reach their steady speed, and a
  * shorter warm-up made the ratio wander from run to run.
  *
+ * A control series, a second bare SDK client with a server process of its own, prints the ratio
+ * two identical setups show in the same run. On the 2-vCPU build VM it was 1.05 to 1.50: a round
+ * trip costs what the scheduler's placement of the client and the server makes it (a wake-up
+ * across CPUs costs tens of microseconds there), so a ratio only means something beside it.
+ * The whole bench then runs once more with every process pinned to one CPU (`taskset`, where it
+ * exists; `BENCH_PINNED=0` skips that pass): no wake-up crosses CPUs, the control ratio stays
+ * within a few percent of 1, and the layers separate run after run. The target is held against
+ * both passes; the first is how a host runs, the second is what Pablo's own work costs.
+ *
  * Three informational series separate where Pablo's time goes, layer by layer:
  * - the bare SDK client over Pablo's stdio transport (own process group, PID namespace, cleared
  *   environment);
@@ -19,7 +28,8 @@
  * runs it: under tsx a loader thread shares the process and every dynamic import() goes through
  * it, which is not what a host pays.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,6 +41,9 @@ import { openMcpCatalog } from "../dist/index.js";
 import { ProcessStdioTransport } from "../dist/stdio-transport.js";
 
 const TARGET = 1.1;
+const TASKSET = "/usr/bin/taskset";
+/** Set in the pinned pass, to the CPU it runs on. */
+const PINNED_CPU = process.env["BENCH_PINNED_CPU"];
 const CALLS = Number(process.env["BENCH_CALLS"] ?? 300);
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 11);
 const WARMUP_CALLS = Number(process.env["BENCH_WARMUP"] ?? 4000);
@@ -50,6 +63,7 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), "pablo-mcp-bench-"));
   const audit = new JsonlAuditSink(join(dir, "audit.jsonl"));
   const bareClient = await sdkClient(new StdioClientTransport({ ...SERVER, env: {} }));
+  const controlClient = await sdkClient(new StdioClientTransport({ ...SERVER, env: {} }));
   const transportClient = await sdkClient(
     new ProcessStdioTransport({
       ...SERVER,
@@ -73,12 +87,13 @@ async function main() {
   ]);
   const bare = series("bare SDK client (reference)", sdkCall(bareClient));
   const target = series("Pablo catalog + kernel + JSONL audit", pablo);
+  const control = series("bare SDK client, another server (control)", sdkCall(controlClient));
   const informational = [
     series("bare SDK client over Pablo's stdio transport", sdkCall(transportClient)),
     series("Pablo catalog's tool, no kernel", direct),
     series("Pablo catalog + kernel, no audit sink", kernelOnly),
   ];
-  const all = [bare, target, ...informational];
+  const all = [bare, target, control, ...informational];
   for (let done = 0; done < WARMUP_CALLS; done += CALLS) for (const s of all) await timed(s.call);
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < all.length; k++) {
@@ -87,24 +102,27 @@ async function main() {
     }
   }
   await bareClient.close();
+  await controlClient.close();
   await transportClient.close();
   await Promise.all(catalogs.map((c) => c.close()));
   audit.close();
   rmSync(dir, { recursive: true, force: true });
-  report(bare, target, informational);
+  report(bare, target, control, informational);
 }
-function report(bare, target, informational) {
+function report(bare, target, control, informational) {
   const us = (n) => `${n.toFixed(0).padStart(5)} \xB5s`;
   const line = (s) =>
     `  ${s.label.padEnd(46)} wall ${us(medianOf(s, "wall"))}/call, client CPU ${us(medianOf(s, "cpu"))}/call`;
-  const ratios = (key) => target.rounds.map((r, i) => r[key] / bare.rounds[i][key]);
+  const ratios = (key, of = target) => of.rounds.map((r, i) => r[key] / bare.rounds[i][key]);
   const wall = ratios("wall");
   const cpu = ratios("cpu");
+  const controlWall = ratios("wall", control);
   console.log(
-    `echo, ${ROUNDS} rounds x ${CALLS} calls per series after ${WARMUP_CALLS} warm-up calls each (load average ${loadavg()[0]?.toFixed(1)})`,
+    `echo, ${ROUNDS} rounds x ${CALLS} calls per series after ${WARMUP_CALLS} warm-up calls each (load average ${loadavg()[0]?.toFixed(1)}; ${PINNED_CPU === undefined ? "processes free to run on any CPU, as a host runs" : `every process pinned to CPU ${PINNED_CPU}`})`,
   );
   console.log(line(bare));
   console.log(line(target));
+  console.log(line(control));
   console.log("  informational, layer by layer:");
   for (const s of informational) console.log(line(s));
   if (process.env["BENCH_VERBOSE"]) {
@@ -120,6 +138,9 @@ function report(bare, target, informational) {
   );
   console.log(
     `ratio (pablo / bare), client CPU: ${median(cpu).toFixed(3)} (rounds ${Math.min(...cpu).toFixed(2)}-${Math.max(...cpu).toFixed(2)})`,
+  );
+  console.log(
+    `ratio (control / bare), wall: ${median(controlWall).toFixed(3)} (the same setup twice, so what this run's noise alone makes of a ratio; rounds ${Math.min(...controlWall).toFixed(2)}-${Math.max(...controlWall).toFixed(2)})`,
   );
 }
 async function sdkClient(transport) {
@@ -195,3 +216,25 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 await main();
+runPinnedPass();
+
+/** The same bench again under `taskset`, every process on the first CPU this one may use. */
+function runPinnedPass() {
+  if (PINNED_CPU !== undefined || process.env["BENCH_PINNED"] === "0") return;
+  const cpu = firstAllowedCpu();
+  if (!existsSync(TASKSET) || cpu === undefined) {
+    console.log(
+      `pinned pass skipped: ${existsSync(TASKSET) ? "no CPU list in /proc/self/status" : `no ${TASKSET}`}`,
+    );
+    return;
+  }
+  const pass = spawnSync(TASKSET, ["-c", cpu, process.execPath, ...process.argv.slice(1)], {
+    stdio: "inherit",
+    env: { ...process.env, BENCH_PINNED_CPU: cpu },
+  });
+  if (pass.status !== 0) process.exitCode = pass.status ?? 1;
+}
+function firstAllowedCpu() {
+  const list = /^Cpus_allowed_list:\s*(\d+)/m.exec(readFileSync("/proc/self/status", "utf8"));
+  return list?.[1];
+}
