@@ -15,8 +15,8 @@
  * across CPUs costs tens of microseconds there), so a ratio only means something beside it.
  * The whole bench then runs once more with every process pinned to one CPU (`taskset`, where it
  * exists; `BENCH_PINNED=0` skips that pass): no wake-up crosses CPUs, the control ratio stays
- * within a few percent of 1, and the layers separate run after run. The target is held against
- * both passes; the first is how a host runs, the second is what Pablo's own work costs.
+ * near 1 (0.90 to 1.09 in runs here), and the layers separate run after run. The target is held
+ * against both passes; the first is how a host runs, the second is what Pablo's own work costs.
  *
  * Three informational series separate where Pablo's time goes, layer by layer:
  * - the bare SDK client over Pablo's stdio transport (own process group, PID namespace, cleared
