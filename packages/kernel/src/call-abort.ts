@@ -1,3 +1,5 @@
+import type { ToolContext } from "./tool.js";
+
 /**
  * One call's cancellation: by the turn, by the host's own signal, or by the run deadline. The
  * `AbortSignal` a tool sees is created only when the tool asks for it: on Node 20, creating and
@@ -70,7 +72,7 @@ export class CallAbort {
  * with a signal of its own (a plugin's time limit joined to the call's): the listener hears that
  * signal, so `signal` and `onAbort` never disagree.
  */
-export function onAbortOf(signal: AbortSignal): (listener: (reason: unknown) => void) => () => void {
+export function onAbortOf(signal: AbortSignal): ToolContext["onAbort"] {
   return (listener) => {
     if (signal.aborted) {
       listener(signal.reason);

@@ -221,13 +221,9 @@ runPinnedPass();
 /** The same bench again under `taskset`, every process on the first CPU this one may use. */
 function runPinnedPass() {
   if (PINNED_CPU !== undefined || process.env["BENCH_PINNED"] === "0") return;
+  if (!existsSync(TASKSET)) return void console.log(`pinned pass skipped: no ${TASKSET}`);
   const cpu = firstAllowedCpu();
-  if (!existsSync(TASKSET) || cpu === undefined) {
-    console.log(
-      `pinned pass skipped: ${existsSync(TASKSET) ? "no CPU list in /proc/self/status" : `no ${TASKSET}`}`,
-    );
-    return;
-  }
+  if (cpu === undefined) return void console.log("pinned pass skipped: no CPU list in /proc/self/status");
   const pass = spawnSync(TASKSET, ["-c", cpu, process.execPath, ...process.argv.slice(1)], {
     stdio: "inherit",
     env: { ...process.env, BENCH_PINNED_CPU: cpu },

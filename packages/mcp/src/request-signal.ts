@@ -1,5 +1,7 @@
-/** How a call hears of its abort: `ToolContext.onAbort`, or {@link onAbortOf} over a signal. */
-export type AbortSubscription = (listener: (reason: unknown) => void) => () => void;
+import type { ToolContext } from "@pablo/kernel";
+
+/** How a call hears of its abort: `ToolContext.onAbort`, or the kernel's `onAbortOf` over a signal. */
+export type AbortSubscription = ToolContext["onAbort"];
 
 /**
  * The signal one `tools/call` gives the SDK, fed by the call's abort subscription instead of an
