@@ -54,6 +54,19 @@ describe("pablo audit verify", () => {
     });
   });
 
+  it("counts a line cut short as skipped, not as verified", async () => {
+    const sandbox = useSandbox(files);
+    await recordCalls(sandbox);
+    const file = join(sandbox.state, "pablo", "audit.jsonl");
+    const text = readFileSync(file, "utf8");
+    writeFileSync(file, text.slice(0, text.length - 20));
+    const cut = await audit(["verify"], sandbox);
+    expect(cut.code).toBe(0);
+    expect(cut.stdout).toMatch(
+      /^verified 2 record\(s\) in .*audit\.jsonl; head seq 1 [0-9a-f]{64}; skipped 1 unreadable entry at 2\n$/,
+    );
+  });
+
   it("reads the SQLite store a deployment chose", async () => {
     const sandbox = useSandbox(files);
     const db = join(sandbox.root, "audit.sqlite");

@@ -23,15 +23,19 @@ export async function auditVerifyCommand(
       printJson(io, { store: choice.kind, path: choice.path, ...report });
       return report.ok ? Exit.OK : Exit.FAILED;
     }
-    const skipped = report.unreadable?.length
-      ? `; skipped ${report.unreadable.length} unreadable entr${report.unreadable.length === 1 ? "y" : "ies"} at ${report.unreadable.join(", ")}`
+    // `records` counts every entry read; the ones that are not records were skipped, not verified.
+    const unreadable = report.unreadable?.length ?? 0;
+    const skipped = unreadable
+      ? `; skipped ${unreadable} unreadable entr${unreadable === 1 ? "y" : "ies"} at ${report.unreadable?.join(", ")}`
       : "";
     const legacy = report.unchained
       ? `; the first ${report.unchained} record(s) predate the chain and are not covered`
       : "";
     if (report.ok) {
       const head = report.head ? `; head seq ${report.head.seq} ${report.head.hash}` : "";
-      io.stdout(`verified ${report.records} record(s) in ${choice.path}${head}${legacy}${skipped}\n`);
+      io.stdout(
+        `verified ${report.records - unreadable} record(s) in ${choice.path}${head}${legacy}${skipped}\n`,
+      );
       return Exit.OK;
     }
     const p = report.problem;
