@@ -11,10 +11,7 @@ import {
 
 export type ScaffoldResult =
   | { readonly ok: true; readonly dir: string; readonly pluginId: string; readonly files: readonly string[] }
-  | { readonly ok: false; readonly code: ScaffoldErrorCode; readonly message: string };
-
-/** Why a scaffold wrote nothing: a bad package name, a directory in use, or the filesystem refused. */
-export type ScaffoldErrorCode = "INVALID_PACKAGE_NAME" | "DIRECTORY_NOT_EMPTY" | "SCAFFOLD_FAILED";
+  | { readonly ok: false; readonly message: string };
 
 /**
  * Creates a publishable plugin package in `dir` (which must be absent or empty): package.json with
@@ -23,23 +20,12 @@ export type ScaffoldErrorCode = "INVALID_PACKAGE_NAME" | "DIRECTORY_NOT_EMPTY" |
  */
 export async function scaffoldPlugin(dir: string, name: string): Promise<ScaffoldResult> {
   if (!NPM_NAME_PATTERN.test(name)) {
-    return {
-      ok: false,
-      code: "INVALID_PACKAGE_NAME",
-      message: `${JSON.stringify(name)} is not a valid npm package name`,
-    };
+    return { ok: false, message: `${JSON.stringify(name)} is not a valid npm package name` };
   }
-  let existing: string[];
-  try {
-    existing = await readdir(dir);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT") {
-      return { ok: false, code: "SCAFFOLD_FAILED", message: `cannot use ${dir} (${code ?? String(error)})` };
-    }
-    existing = [];
-  }
-  if (existing.length > 0) return { ok: false, code: "DIRECTORY_NOT_EMPTY", message: `${dir} is not empty` };
+  const existing = await readdir(dir).catch((error: NodeJS.ErrnoException) =>
+    error.code === "ENOENT" ? [] : Promise.reject(error),
+  );
+  if (existing.length > 0) return { ok: false, message: `${dir} is not empty` };
   const pluginId = pluginIdFromPackageName(name);
   const files: Record<string, string> = {
     "package.json": `${JSON.stringify(packageJsonTemplate(name, pluginId), null, 2)}\n`,
