@@ -24,9 +24,9 @@ export async function auditVerifyCommand(
       return report.ok ? Exit.OK : Exit.FAILED;
     }
     // `records` counts every entry read; the ones that are not records were skipped, not verified.
-    const unreadable = report.unreadable?.length ?? 0;
-    const skipped = unreadable
-      ? `; skipped ${unreadable} unreadable entr${unreadable === 1 ? "y" : "ies"} at ${report.unreadable?.join(", ")}`
+    const unreadable = report.unreadable ?? [];
+    const skipped = unreadable.length
+      ? `; skipped ${unreadable.length} unreadable entr${unreadable.length === 1 ? "y" : "ies"} at ${unreadable.join(", ")}`
       : "";
     const legacy = report.unchained
       ? `; the first ${report.unchained} record(s) predate the chain and are not covered`
@@ -34,7 +34,7 @@ export async function auditVerifyCommand(
     if (report.ok) {
       const head = report.head ? `; head seq ${report.head.seq} ${report.head.hash}` : "";
       io.stdout(
-        `verified ${report.records - unreadable} record(s) in ${choice.path}${head}${legacy}${skipped}\n`,
+        `verified ${report.records - unreadable.length} record(s) in ${choice.path}${head}${legacy}${skipped}\n`,
       );
       return Exit.OK;
     }
