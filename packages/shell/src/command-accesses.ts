@@ -1,6 +1,7 @@
 import type { Access } from "@pablo/kernel";
 import type { ParsedCommandLine } from "./command-parser.js";
 import { resolveCommandWord } from "./resolve-executable.js";
+import { builtinOnlyUse } from "./shell-words.js";
 
 /**
  * The `command` accesses of a parsed line, for the kernel's command rules: one
@@ -21,10 +22,13 @@ export function commandAccesses(
   for (const command of parsed.commands) {
     const [word = "", ...argv] = command.words;
     const resolved = resolveCommandWord(word, cwd, searchPath);
+    const builtinUse = builtinOnlyUse(word, argv);
     accesses.push(
-      resolved.ok
-        ? { dimension: "command", executable: resolved.executable, argv }
-        : { dimension: "command", unproven: resolved.construct },
+      builtinUse !== undefined
+        ? { dimension: "command", unproven: builtinUse }
+        : resolved.ok
+          ? { dimension: "command", executable: resolved.executable, argv }
+          : { dimension: "command", unproven: resolved.construct },
     );
   }
   return accesses;

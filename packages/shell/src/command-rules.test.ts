@@ -126,6 +126,8 @@ const cases: ReadonlyArray<readonly [string, Expected]> = [
   ["trap ls EXIT", "unproven:shell builtin trap"],
   ["alias ls=rm", "unproven:shell builtin alias"],
   ["read x", "unproven:shell builtin read"],
+  ["printf -v PATH /tmp", "unproven:printf option -v"],
+  ["printf -vX y", "unproven:printf option -v"],
   ["kill -9 1", NOT_ALLOWED],
   ["test -f x", NOT_ALLOWED],
   ["'[' -f x ']'", NOT_ALLOWED],

@@ -91,7 +91,7 @@ export const SHELL_BUILTINS: ReadonlySet<string> = new Set([
 /**
  * Builtins that behave like the standard utility of the same name. They are matched against the
  * executable found on the clean PATH (a rule for `/usr/bin/echo` covers the `echo` builtin); the
- * shell may run its builtin instead, with the same effect.
+ * shell may run its builtin instead, with the same effect, except where `builtinOnlyUse` says not.
  */
 export const PATH_BACKED_BUILTINS: ReadonlySet<string> = new Set([
   "echo",
@@ -103,3 +103,16 @@ export const PATH_BACKED_BUILTINS: ReadonlySet<string> = new Set([
   "pwd",
   "kill",
 ]);
+
+/**
+ * What a PATH-backed builtin would do that its executable cannot, or undefined. bash's `printf`
+ * takes options (only `-v VAR`, which assigns the output to a shell variable: `printf -v PATH
+ * /evil; ls` runs `/evil/ls`), so a first argument that bash would read as an option is refused
+ * under any shell; after `--`, or as a lone `-`, it is the format and prints.
+ */
+export function builtinOnlyUse(word: string, argv: readonly string[]): string | undefined {
+  if (word !== "printf") return undefined;
+  const first = argv[0];
+  if (first === undefined || first === "--" || first === "-" || !first.startsWith("-")) return undefined;
+  return `printf option ${first.slice(0, 2)} (bash's builtin sets a shell variable)`;
+}

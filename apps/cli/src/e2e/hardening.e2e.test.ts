@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -208,5 +208,53 @@ describe("empty commands, .. in globs and paths through a file", () => {
         error: { code: "INVALID_ARGUMENT" },
       });
     }
+  });
+});
+
+describe("bash's printf -v under a deployment allow list", () => {
+  it("is denied through pablo call, and the program it would have pointed ls at never runs", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project", {
+      "evil/ls": "#!/bin/sh\n: > PWNED\n",
+    });
+    chmodSync(join(workspace, "evil/ls"), 0o755);
+    const config = home.write(
+      "pablo/deployment.toml",
+      [
+        "[options.shell]",
+        "enabled = true",
+        'shell = "bash"',
+        "[options.shell.commands]",
+        'default = "deny"',
+        "allow = [",
+        '  { id = "e2e.printf", executable = "/usr/bin/printf", args = [], match = "prefix" },',
+        '  { id = "e2e.ls", executable = "/usr/bin/ls", args = [], match = "prefix" },',
+        "]",
+        "",
+      ].join("\n"),
+    );
+    const call = (command: string) =>
+      runPablo(
+        [
+          "call",
+          "shell_run",
+          "--args",
+          JSON.stringify({ command }),
+          "--json",
+          "--config",
+          config,
+          "--permission",
+          "auto",
+        ],
+        { cwd: workspace, env: personEnv(home) },
+      );
+    const allowed = await call("printf ok; ls");
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(JSON.parse(allowed.stdout)).toMatchObject({ ok: true, data: { stdout: "okevil\n" } });
+    const attack = await call(`printf -v PATH ${join(workspace, "evil")}; ls`);
+    expect(attack.code).toBe(3);
+    expect(JSON.parse(attack.stdout)).toMatchObject({ ok: false, error: { code: "TOOL_DENIED" } });
+    expect(attack.stdout).toContain("printf option -v");
+    expect(existsSync(join(workspace, "PWNED"))).toBe(false);
   });
 });
