@@ -1,5 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { ProcessControl, ProcessInfo } from "./proc-processes.js";
+import type { NamespaceInit, ProcessControl, ProcessInfo } from "./proc-processes.js";
 
 export interface EndRequest {
   readonly control: ProcessControl;
@@ -7,6 +7,13 @@ export interface EndRequest {
   readonly find: () => ProcessInfo[];
   /** A process group signalled as a whole in every round, when the run has one. */
   readonly group?: number;
+  /**
+   * The first process of the run's PID namespace, when the run has one. One without a SIGTERM
+   * handler never sees the SIGTERM (the kernel drops it), so it is stopped instead: an init shell
+   * would otherwise run the next step of its line while its children end. It is killed, ending the
+   * namespace, once it and the leader waiting on it are all that is left.
+   */
+  readonly namespaceInit?: NamespaceInit;
   /** Time between SIGTERM and SIGKILL. */
   readonly graceMs: number;
   /** performance.now() after which no more waiting is done. */
@@ -23,7 +30,8 @@ export interface EndOutcome {
 /**
  * Ends a set of processes: SIGTERM to the group and to each process found, a grace period for
  * them to exit, then SIGKILL, repeating the search every round so that processes forked meanwhile
- * are caught too. Stops when the search comes back empty or the deadline passes.
+ * are caught too. Stops when the search comes back empty or the deadline passes. A namespace init
+ * that would ignore the SIGTERM is stopped first (see `namespaceInit`).
  */
 export async function endProcesses(request: EndRequest): Promise<EndOutcome> {
   const { control, find, group } = request;
@@ -32,10 +40,16 @@ export async function endProcesses(request: EndRequest): Promise<EndOutcome> {
   let found = find();
   let pause = 5;
   let groupTermed = false;
+  const init = request.namespaceInit;
+  const held = init && !init.handlesTerm && control.signal(init.pid, "SIGSTOP") ? init.pid : undefined;
+  if (held !== undefined) signalled.add(held);
+  // Only the held init and the leader waiting on it: no process is left to end gracefully.
+  const onlyHeld = (processes: ProcessInfo[]) =>
+    held !== undefined && processes.every(({ pid }) => pid === held || pid === group);
   while (found.length > 0) {
     const now = performance.now();
     if (now >= request.deadline) break;
-    const signal = now < termUntil ? "SIGTERM" : "SIGKILL";
+    const signal = now < termUntil && !onlyHeld(found) ? "SIGTERM" : "SIGKILL";
     if (group !== undefined && (signal === "SIGKILL" || !groupTermed)) control.signal(-group, signal);
     groupTermed = true;
     for (const { pid } of found) {

@@ -28,7 +28,7 @@ export {
   ShellOptionsSchema,
 } from "./options.js";
 export type { ResolveCwd } from "./plan-call.js";
-export type { ProcessControl, ProcessInfo, RunIdentity } from "./proc-processes.js";
+export type { EndSignal, NamespaceInit, ProcessControl, ProcessInfo, RunIdentity } from "./proc-processes.js";
 export { procProcessControl, runNamespace } from "./proc-processes.js";
 // The redactor (and re2js with it) is at "@pablo/shell/redact", so importing this entry does not load it.
 export type { BuiltinRedaction, Redactor, RedactorOptions } from "./redact.js";

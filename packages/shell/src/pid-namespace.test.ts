@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { openSync } from "node:fs";
+import { existsSync, openSync, readFileSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { createShellTool, localContainment, type ShellToolConfig } from "./index.js";
 import { sessionFor } from "./test-support/kernel.js";
@@ -10,7 +11,7 @@ const FAST_CLEANUP = { kill_grace_ms: 300, cleanup_ms: 3_000 };
 
 function shell(config: Partial<ShellToolConfig> = {}) {
   const workspace = useWorkspace();
-  return sessionFor(createShellTool({ workspace, options: FAST_CLEANUP, ...config }));
+  return { workspace, ...sessionFor(createShellTool({ workspace, options: FAST_CLEANUP, ...config })) };
 }
 
 describe("in a PID namespace (the default here), no descendant outlives shell.run", () => {
@@ -83,6 +84,51 @@ describe("in a PID namespace (the default here), no descendant outlives shell.ru
     });
     expect(result).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" } });
     expect(sleep.alive()).toEqual([]);
+  });
+});
+
+describe("a timeout or cancel under the namespace ends the command line where it stands", () => {
+  // The shell is the namespace's init: the kernel drops a SIGTERM sent to it from outside unless it
+  // has a handler, so without more it would run the line's next step once its child was ended.
+  it("does not run the step after the one the timeout interrupted", async () => {
+    const { session, workspace } = shell();
+    const { result } = await session.call({
+      tool: "shell_run",
+      args: { command: "sleep 3; echo end > after.txt", timeout_ms: 1_000 },
+    });
+    expect(result).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" } });
+    await delay(3_500);
+    expect(existsSync(`${workspace}/after.txt`)).toBe(false);
+  });
+
+  it("does not run the next step after a cancel either", async () => {
+    const { session, workspace } = shell();
+    const controller = new AbortController();
+    const call = session.call({
+      tool: "shell_run",
+      args: { command: ": > started; sleep 3; echo end > after.txt" },
+      signal: controller.signal,
+    });
+    while (!existsSync(`${workspace}/started`)) await delay(20);
+    controller.abort();
+    expect((await call).result).toMatchObject({ ok: false, error: { code: "TOOL_CANCELLED" } });
+    await delay(3_500);
+    expect(existsSync(`${workspace}/after.txt`)).toBe(false);
+  });
+
+  it("still lets a shell that traps SIGTERM run its handler within the grace", async () => {
+    const { session, workspace } = shell({ options: { kill_grace_ms: 2_000, cleanup_ms: 5_000 } });
+    const { result } = await session.call({
+      tool: "shell_run",
+      args: {
+        command: "trap 'echo cleaned > trap.txt; exit 1' TERM; sleep 3 & wait; echo end > after.txt",
+        timeout_ms: 1_000,
+      },
+    });
+    expect(result).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" } });
+    await delay(3_000);
+    expect(readFileSync(`${workspace}/trap.txt`, "utf8")).toBe("cleaned\n");
+    expect(existsSync(`${workspace}/after.txt`)).toBe(false);
   });
 });
 

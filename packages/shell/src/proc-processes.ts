@@ -44,8 +44,22 @@ export interface ProcessControl {
   strays?(run: RunIdentity): ProcessInfo[];
   /** Live processes with a descriptor open on any of the given `/proc/PID/fd` link targets. */
   holders(run: RunIdentity, targets: readonly string[]): ProcessInfo[];
+  /**
+   * The first process of the run's PID namespace (`run.namespace`), and whether it handles
+   * SIGTERM. The kernel drops a signal sent from outside to a namespace's init unless it has a
+   * handler, so an init shell would go on to the next step of its command line. Optional.
+   */
+  namespaceInit?(run: RunIdentity): NamespaceInit | undefined;
   /** Sends a signal to a PID, or to a process group when `pid` is negative. False when none exists. */
-  signal(pid: number, signal: "SIGTERM" | "SIGKILL"): boolean;
+  signal(pid: number, signal: EndSignal): boolean;
+}
+
+export type EndSignal = "SIGTERM" | "SIGKILL" | "SIGSTOP";
+
+export interface NamespaceInit {
+  readonly pid: number;
+  /** Whether a SIGTERM from outside reaches it (it has a handler installed). */
+  readonly handlesTerm: boolean;
 }
 
 /**
@@ -129,6 +143,16 @@ export function procProcessControl(procRoot = "/proc"): ProcessControl {
       }
       return found;
     },
+    namespaceInit(run) {
+      if (run.namespace === undefined) return undefined;
+      for (const child of childrenOf(procRoot, run.leader)) {
+        if (safeReadlink(`${procRoot}/${child}/ns/pid`) !== run.namespace) continue;
+        const caught = statusField(procRoot, child, "SigCgt");
+        if (caught === undefined) return undefined;
+        return { pid: Number(child), handlesTerm: hasSignalBit(caught, SIGTERM_NUMBER) };
+      }
+      return undefined;
+    },
     signal(pid, signal) {
       if (pid === self || pid === -self || pid === 0 || pid === 1 || pid === -1) return false;
       try {
@@ -159,13 +183,7 @@ export function runNamespace(leader: number, procRoot = "/proc"): string | undef
   const host = safeReadlink(`${procRoot}/self/ns/pid`);
   const forChildren = safeReadlink(`${procRoot}/${leader}/ns/pid_for_children`);
   if (forChildren !== "" && forChildren !== host) return forChildren;
-  let children: string;
-  try {
-    children = readProcText(`${procRoot}/${leader}/task/${leader}/children`);
-  } catch {
-    return undefined;
-  }
-  for (const child of children.trim().split(" ").filter(Boolean)) {
+  for (const child of childrenOf(procRoot, leader)) {
     const ns = safeReadlink(`${procRoot}/${child}/ns/pid`);
     if (ns !== "" && ns !== host) return ns;
   }
@@ -185,6 +203,37 @@ export function nowTicks(procRoot = "/proc"): number | undefined {
 /** A process's start time in clock ticks since boot, or undefined when it is gone. */
 export function startTicks(pid: number, procRoot = "/proc"): number | undefined {
   return readStat(procRoot, pid)?.startTicks;
+}
+
+const SIGTERM_NUMBER = 15;
+
+function childrenOf(procRoot: string, pid: number): string[] {
+  try {
+    return readProcText(`${procRoot}/${pid}/task/${pid}/children`).trim().split(" ").filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/** A field of `/proc/PID/status` (`SigCgt: 0000000000004002`), or undefined when it is gone. */
+function statusField(procRoot: string, pid: string, name: string): string | undefined {
+  try {
+    const line = readProcText(`${procRoot}/${pid}/status`)
+      .split("\n")
+      .find((entry) => entry.startsWith(`${name}:`));
+    return line?.slice(name.length + 1).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether signal `number` is set in a `/proc` signal mask (hex, bit 0 is signal 1). */
+function hasSignalBit(mask: string, number: number): boolean {
+  try {
+    return ((BigInt(`0x${mask}`) >> BigInt(number - 1)) & 1n) === 1n;
+  } catch {
+    return false;
+  }
 }
 
 interface Stat {

@@ -227,10 +227,12 @@ async function endRun(
 ): Promise<{ survivors: ProcessInfo[]; ended: number }> {
   const { control } = request;
   const deadline = performance.now() + request.cleanupMs;
+  const namespaceInit = control.namespaceInit?.(run);
   const group = await endProcesses({
     control,
     find: () => control.find(run),
     group: run.leader,
+    ...(namespaceInit !== undefined ? { namespaceInit } : {}),
     graceMs: request.killGraceMs,
     deadline,
   });

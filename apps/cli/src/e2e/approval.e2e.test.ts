@@ -279,12 +279,13 @@ describe.skipIf(!TMUX)("the permission card on a real terminal", () => {
     expect(model.server.requests).toHaveLength(1);
   });
 
-  it("Ctrl-C during a running command ends it and every process it started, exit 130", async () => {
+  it("Ctrl-C during a running command ends it, every process it started and the rest of its line, exit 130", async () => {
     const home = freshHome();
     const workspace = home.dir("project");
     const marker = `${40_000 + Math.floor(Math.random() * 9_999)}`;
+    const command = `sleep ${marker}; touch after.txt`;
     const model = await loopbackModel([
-      { toolCalls: [{ id: "s1", name: "shell_run", input: { command: `sleep ${marker}` } }] },
+      { toolCalls: [{ id: "s1", name: "shell_run", input: { command } }] },
       { text: "unreachable" },
     ]);
     const terminal = Terminal.open(
@@ -305,6 +306,7 @@ describe.skipIf(!TMUX)("the permission card on a real terminal", () => {
     terminal.press("C-c");
     expect(await terminal.exitCode()).toBe(130);
     expect(processesWith(`sleep ${marker}`)).toEqual([]);
+    expect(existsSync(join(workspace, "after.txt"))).toBe(false);
     expect(home.audit()).toMatchObject([{ tool: "shell.run", ok: false, errorCode: "TOOL_CANCELLED" }]);
   });
 

@@ -258,3 +258,19 @@ describe("bash's printf -v under a deployment allow list", () => {
     expect(existsSync(join(workspace, "PWNED"))).toBe(false);
   });
 });
+
+describe("a shell.run timeout through pablo call", () => {
+  it("ends the command line where it stands: the step after the interrupted one never runs", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const args = { command: "sleep 3; echo end > after.txt", timeout_ms: 1_000 };
+    const result = await runPablo(
+      ["call", "shell_run", "--args", JSON.stringify(args), "--json", "--permission", "auto"],
+      { cwd: workspace, env: personEnv(home) },
+    );
+    expect(result.code, result.stderr).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" } });
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(existsSync(join(workspace, "after.txt"))).toBe(false);
+  });
+});
