@@ -1,5 +1,6 @@
 import { dirname, resolve } from "node:path";
 import { type AuditOptions, loadDeploymentFile } from "@pablo/config";
+import { AuditErrorCode } from "@pablo/kernel";
 import { defaultAuditPath } from "@pablo/kernel/node";
 import { type GlobalOptions, type ParsedCommand, UsageError } from "./args.js";
 import type { ActionSources } from "./commands/actions.js";
@@ -38,11 +39,26 @@ export async function withTask(
     ...(broker ? { broker } : {}),
   });
   if (task.permissionRaised) io.stderr(`pablo: ${task.permissionRaised}\n`);
+  let code: number;
   try {
-    return await body(task);
+    code = await body(task);
   } finally {
     await task.close();
   }
+  return reportAuditFailures(io, task, code);
+}
+
+/**
+ * A call whose record was lost must not pass in silence: the person is told, and a command that
+ * would have succeeded exits 2 instead (a failure or denial keeps its own code).
+ */
+function reportAuditFailures(io: Io, task: TaskEnvironment, code: number): number {
+  const lost = task.auditFailures();
+  if (lost === 0) return code;
+  io.stderr(
+    `pablo: ${lost} audit record(s) could not be written to ${task.auditPath}; what they record ran unaudited [${AuditErrorCode.AUDIT_WRITE_FAILED}]\n`,
+  );
+  return code === Exit.OK ? Exit.USAGE : code;
 }
 
 /**

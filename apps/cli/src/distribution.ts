@@ -23,6 +23,7 @@ import {
   parseBindings,
 } from "@pablo/config";
 import {
+  AuditErrorCode,
   type AuthorityLayer,
   type Catalog,
   CatalogBuilder,
@@ -74,6 +75,8 @@ export interface TaskEnvironment {
   readonly scratchDir: string;
   /** What `[options.sandbox]` made of this task: the containment in force, a virtual fs's changes. */
   readonly sandbox: SandboxPlan;
+  /** Audit records that could not be written so far (a disk that filled, a log replaced meanwhile). */
+  auditFailures(): number;
   close(): Promise<void>;
 }
 
@@ -195,6 +198,7 @@ export async function openTask(global: GlobalOptions, hooks: TaskHooks = {}): Pr
     skills: providers.skills,
     scratchDir: providers.scratchDir,
     sandbox: providers.sandbox,
+    auditFailures: () => audit.failures ?? 0,
     close: async () => {
       await Promise.all(providers.providers.map((p) => p.close?.()));
       await providers.close();
@@ -386,7 +390,8 @@ function configuredStore<T>(file: string, open: () => T): T {
   try {
     return open();
   } catch (error) {
-    if (!(error instanceof PabloError)) throw error;
+    // A log that cannot be written keeps its own code: the path may be the default, not configured.
+    if (!(error instanceof PabloError) || error.code === AuditErrorCode.AUDIT_WRITE_FAILED) throw error;
     throw new ConfigFailure([
       {
         code: ConfigErrorCode.INVALID_VALUE,

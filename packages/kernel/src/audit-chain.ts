@@ -59,6 +59,11 @@ export interface AuditStore extends AuditSink {
   /** Walks the whole chain. */
   verify(): Promise<ChainReport>;
   close(): void | Promise<void>;
+  /**
+   * Records that could not be written (the sink contract forbids throwing them at the kernel), for
+   * the host to report: a call that ran unrecorded must not pass in silence.
+   */
+  readonly failures?: number;
 }
 
 /** Options of an audit store, JSONL or SQLite alike. */

@@ -89,6 +89,7 @@ describe("the kernel's error register", () => {
         "AUDIT_RECORD_REMOVED",
         "AUDIT_RECORD_REORDERED",
         "AUDIT_RECORD_INSERTED",
+        "AUDIT_WRITE_FAILED",
       ]
     `);
   });

@@ -151,8 +151,8 @@ export const CredentialErrorCode = {
 export type CredentialErrorCode = (typeof CredentialErrorCode)[keyof typeof CredentialErrorCode];
 
 /**
- * Codes of a broken audit chain, reported by `verifyChain` and `pablo audit verify`. Each names
- * what happened to the first record that does not verify.
+ * Codes of the audit log: a broken chain, reported by `verifyChain` and `pablo audit verify` (each
+ * names what happened to the first record that does not verify), and a log that cannot be written.
  */
 export const AuditErrorCode = {
   /** A record's content no longer matches its hash, or it was rewritten with a new hash. */
@@ -163,6 +163,8 @@ export const AuditErrorCode = {
   AUDIT_RECORD_REORDERED: "AUDIT_RECORD_REORDERED",
   /** The named record is not part of the chain: it was added afterwards. */
   AUDIT_RECORD_INSERTED: "AUDIT_RECORD_INSERTED",
+  /** Records cannot be written where the store was told to keep them, or some were not. */
+  AUDIT_WRITE_FAILED: "AUDIT_WRITE_FAILED",
 } as const;
 
 export type AuditErrorCode = (typeof AuditErrorCode)[keyof typeof AuditErrorCode];

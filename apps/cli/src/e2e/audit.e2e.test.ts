@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectNoStackTrace, freshHome, personEnv, runPablo } from "./harness.js";
@@ -41,5 +41,47 @@ describe("pablo audit verify, replay and view from the command line", () => {
     expect(tampered.code).toBe(1);
     expect(tampered.stdout).toMatch(/^AUDIT_RECORD_(REORDERED|REMOVED|INSERTED): record 0, seq 1/);
     expectNoStackTrace(tampered.stdout + tampered.stderr + replay.stderr + verified.stderr);
+  });
+});
+
+describe("an audit log that cannot be written", () => {
+  it("stops pablo call before anything runs when the log is a directory or /dev/full", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    mkdirSync(join(home.state, "audit.jsonl"), { recursive: true });
+    const devFull = home.write("pablo/full.toml", '[options.audit]\npath = "/dev/full"\n');
+    for (const [name, config] of [
+      ["directory", []],
+      ["/dev/full", ["--config", devFull]],
+    ] as const) {
+      const args = JSON.stringify({ command: "touch ran.txt" });
+      const result = await runPablo(
+        ["call", "shell_run", "--args", args, "--permission", "auto", ...config],
+        {
+          cwd: workspace,
+          env: personEnv(home),
+        },
+      );
+      expect(result.code, name).toBe(2);
+      expect(result.stderr, name).toMatch(/^pablo: cannot keep the audit log at .*\[AUDIT_WRITE_FAILED\]\n$/);
+      expectNoStackTrace(result.stderr);
+      expect(existsSync(join(workspace, "ran.txt")), name).toBe(false);
+    }
+  });
+
+  it("says so and exits 2 when a record is lost during the call: here the command replaced the log by a directory", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const log = join(home.state, "audit.jsonl");
+    const args = JSON.stringify({ command: `mkdir -p ${log} && echo replaced` });
+    const result = await runPablo(["call", "shell_run", "--args", args, "--permission", "auto", "--json"], {
+      cwd: workspace,
+      env: personEnv(home),
+    });
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: true, data: { stdout: "replaced\n" } });
+    expect(result.stderr).toBe(
+      `pablo: 1 audit record(s) could not be written to ${log}; what they record ran unaudited [AUDIT_WRITE_FAILED]\n`,
+    );
+    expect(result.code).toBe(2);
   });
 });
