@@ -7,7 +7,14 @@ import type {
 } from "@pablo/kernel";
 import type { Io } from "./output.js";
 import { askQuestion } from "./question-card.js";
-import { dropTypeAhead, REDRAW, rawTerminal, releaseTerminal, typeAheadNote } from "./terminal-input.js";
+import {
+  dropTypeAhead,
+  printable,
+  REDRAW,
+  rawTerminal,
+  releaseTerminal,
+  typeAheadNote,
+} from "./terminal-input.js";
 
 /**
  * A permission card in the terminal: the tool, a redacted argument preview, why it asks, and a
@@ -93,6 +100,7 @@ async function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Pro
     );
     signal.addEventListener("abort", onAbort, { once: true });
     if (keys) {
+      let wordUntil = 0;
       // A terminal: one key answers (o, s, d), as the card says; Ctrl-C cancels the run as it
       // does everywhere else, since raw mode turns it into a key instead of a signal.
       const onKey = (text: string | undefined, key: { name?: string; ctrl?: boolean } | undefined) => {
@@ -103,10 +111,17 @@ async function ask(io: Io, request: PermissionRequest, signal: AbortSignal): Pro
           return;
         }
         const answer = SINGLE_KEYS[(text ?? "").toLowerCase()];
-        if (answer) {
+        const now = Date.now();
+        if (answer && now >= wordUntil) {
           io.stderr(`${text}\n`);
           finish(answer, describe(answer), true);
-        } else render();
+          return;
+        }
+        // Any other key starts a word, and the keys typed hard on its heels belong to it: the
+        // `o` of "no" is not an answer. The person is told once per word.
+        if (now >= wordUntil) io.stderr(`${REDRAW}  not an answer: press o, s or d on its own\n`);
+        wordUntil = now + WORD_GAP_MS;
+        render();
       };
       keys.on("keypress", onKey);
       stopInput = () => {
@@ -141,6 +156,9 @@ function promptLine(deadline: number, columns: number | undefined): string {
   return `${REDRAW}[o/s/d] > `;
 }
 
+/** A key within this long of a key that is not an answer is part of a typed word, not an answer. */
+export const WORD_GAP_MS = 600;
+
 /** Single keys a terminal card answers to; `y` and `n` are left out so a stray word cannot answer. */
 const SINGLE_KEYS: Readonly<Record<string, PermissionAnswer>> = {
   o: "allow-once",
@@ -163,10 +181,42 @@ function card(request: PermissionRequest): string {
   const who = request.requester ? ` (asked by ${request.requester})` : "";
   return [
     "",
-    `┌ permission: ${request.providerName} (${request.tool}), ${request.risk} risk${who}`,
-    `│ why: ${request.reason}`,
-    `│ args: ${request.argsPreview.length > 400 ? `${request.argsPreview.slice(0, 400)}…` : request.argsPreview}`,
+    ...boxed(`permission: ${request.providerName} (${request.tool}), ${request.risk} risk${who}`, "┌ "),
+    ...boxed(`why: ${request.reason}`),
+    ...argumentLines(request),
     "└",
     "",
   ].join("\n");
+}
+
+/**
+ * A value longer than this is cut, saying how much is not shown. It is above the shell's longest
+ * provable command line (8192), so a command is always shown whole: the tail of a line is where
+ * `…; touch PWNED` would hide.
+ */
+export const CARD_VALUE_CHARS = 16_384;
+
+/**
+ * The arguments one top-level field per line, each value whole up to {@link CARD_VALUE_CHARS}:
+ * a long value cannot push the fields after it off the card, whatever order the model gave them.
+ */
+function argumentLines(request: PermissionRequest): string[] {
+  const { args } = request;
+  if (args === undefined) return boxed(`args: ${request.argsPreview}`);
+  if (args === null || typeof args !== "object" || Array.isArray(args) || Object.keys(args).length === 0)
+    return boxed(`args: ${bounded(JSON.stringify(args) ?? "null")}`);
+  return Object.entries(args).flatMap(([key, value]) =>
+    boxed(`${key}: ${bounded(JSON.stringify(value) ?? "null")}`),
+  );
+}
+
+function bounded(text: string): string {
+  if (text.length <= CARD_VALUE_CHARS) return text;
+  const hidden = text.length - CARD_VALUE_CHARS;
+  return `${text.slice(0, CARD_VALUE_CHARS)}… [${hidden} more characters not shown: deny unless you know them]`;
+}
+
+/** Lines of the card with controls, bidi overrides and line breaks escaped (`\u202e`). */
+function boxed(text: string, lead = "│ "): string[] {
+  return printable(text).map((line, i) => `${i === 0 ? lead : "│   "}${line}`);
 }

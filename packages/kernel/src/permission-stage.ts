@@ -10,7 +10,7 @@ import {
   type PermissionRequest,
   permissionNeed,
 } from "./permission.js";
-import { redactedPreview } from "./redact.js";
+import { redactedPreview, redactValue } from "./redact.js";
 import type { SessionCore } from "./session-core.js";
 import { fail, type ToolContext, type ToolFailure } from "./tool.js";
 
@@ -82,6 +82,7 @@ export async function askPermission(
     risk: entry.definition.risk,
     category: entry.definition.category,
     argsPreview: redactedPreview(args, 2048),
+    args: redactValue(args),
     reason: ask.reason,
     requester: ctx.requester,
     deadline: waitStarted + timeoutMs,

@@ -23,6 +23,11 @@ export interface PermissionRequest {
   readonly category: ToolCategory;
   /** Redacted, bounded preview of the arguments. */
   readonly argsPreview: string;
+  /**
+   * The arguments themselves, redacted, for a broker that shows them whole (the preview is cut at
+   * 2048 characters, which can hide the tail of a command). Absent for a request that is not a call.
+   */
+  readonly args?: unknown;
   /** Why a prompt is needed, for example "high-risk process tool" or "path outside the roots". */
   readonly reason: string;
   /** The delegate or child asking, when one is. */

@@ -237,9 +237,55 @@ describe.skipIf(!TMUX)("the permission card on a real terminal", () => {
     );
     await terminal.waitFor("[o] allow once");
     terminal.type("maybe");
-    terminal.type("O");
+    await terminal.waitFor("not an answer: press o, s or d on its own");
+    // A pause, as a person reading the hint makes: a key on its own is an answer again.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    terminal.press("O");
     expect(await terminal.exitCode()).toBe(0);
     expect(existsSync(join(workspace, "x.txt"))).toBe(true);
+  });
+
+  it("takes no answer from a typed word: the o of no and the s of yes allow nothing", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const model = await loopbackModel([{ toolCalls: [touch("t1", "x.txt")] }, { text: "Done." }]);
+    const terminal = Terminal.open(
+      ["run", "Create x.txt", "--config", askDeployment(home), "--model", "anthropic:claude-e2e"],
+      { cwd: workspace, env: personEnv(home, model.env) },
+    );
+    await terminal.waitFor("[o] allow once");
+    terminal.type("no");
+    await terminal.waitFor("not an answer");
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    terminal.type("yes");
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(terminal.screen()).not.toContain("→ allowed");
+    expect(existsSync(join(workspace, "x.txt"))).toBe(false);
+    terminal.press("d");
+    expect(await terminal.exitCode()).toBe(0);
+    expect(terminal.screen()).toContain("→ denied");
+    expect(existsSync(join(workspace, "x.txt"))).toBe(false);
+    expect(home.audit()).toMatchObject([{ tool: "shell.run", permissionAnswer: "deny", decision: "deny" }]);
+  });
+
+  it("shows a long command whole, tail included, and escapes bidi and C1 controls", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const command = `echo ${"a".repeat(1500)} \u202e\u009b; touch PWNED.txt`;
+    const model = await loopbackModel([
+      { toolCalls: [{ id: "l1", name: "shell_run", input: { command } }] },
+      { text: "Done." },
+    ]);
+    const terminal = Terminal.open(["run", "Echo", "--model", "anthropic:claude-e2e"], {
+      cwd: workspace,
+      env: personEnv(home, model.env),
+    });
+    const screen = await terminal.waitFor("[o] allow once");
+    expect(screen).toContain(`command: "echo ${"a".repeat(1500)} \\u202e\\u009b; touch PWNED.txt"`);
+    expect(screen).not.toMatch(/[\u202e\u009b]/);
+    terminal.press("d");
+    expect(await terminal.exitCode()).toBe(0);
+    expect(existsSync(join(workspace, "PWNED.txt"))).toBe(false);
   });
 
   it("denies when the countdown runs out, and says so on the card", async () => {
