@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { fstatSync } from "node:fs";
 import { createRequire } from "node:module";
+import { killDescendants } from "./end-descendants.js";
 import { exitWhenIdle } from "./exit-when-idle.js";
 import { describeFault } from "./fault.js";
 
@@ -14,13 +15,28 @@ process.on("uncaughtException", fault);
 process.on("unhandledRejection", fault);
 
 const controller = new AbortController();
-let interrupted = false;
+let interrupted = 0;
+// The first Ctrl-C cancels: running commands get SIGTERM and their grace, and every call is
+// recorded. A second one will not wait for the grace: every process pablo started is killed now,
+// and the cancellation finishes (records included) at once. Only a third exits without waiting.
 process.on("SIGINT", () => {
-  if (interrupted) process.exit(130);
-  interrupted = true;
-  controller.abort();
+  interrupted++;
+  if (interrupted === 1) controller.abort();
+  else if (interrupted === 2) {
+    process.stderr.write("\npablo: stopping now: ending every process it started\n");
+    killDescendants();
+  } else {
+    killDescendants();
+    process.exit(130);
+  }
 });
 process.on("SIGTERM", () => controller.abort());
+// A closed terminal cancels like SIGTERM, so the running command ends and the call is recorded;
+// the terminal is gone, so what is still written to it is dropped instead of failing the exit.
+process.on("SIGHUP", () => {
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
+  controller.abort();
+});
 
 let terminal: boolean | undefined;
 function isTerminal(): boolean {
@@ -80,5 +96,5 @@ const code = await run(process.argv.slice(2), {
   env: process.env,
   signal: controller.signal,
 });
-process.exitCode = interrupted && code !== 0 ? 130 : code;
+process.exitCode = interrupted > 0 && code !== 0 ? 130 : code;
 exitWhenIdle(used);

@@ -32,6 +32,9 @@ function askDeployment(home: Home, extra: string[] = []): string {
   );
 }
 
+/** A command whose process ignores SIGTERM (an ignored signal stays ignored across exec). */
+const stubborn = (marker: string) => `sh -c 'trap "" TERM; exec sleep ${marker}'`;
+
 const touch = (id: string, file: string) => ({ id, name: "shell_run", input: { command: `touch ${file}` } });
 
 describe.skipIf(!TMUX)("the permission card on a real terminal", () => {
@@ -354,6 +357,54 @@ describe.skipIf(!TMUX)("the permission card on a real terminal", () => {
     expect(processesWith(`sleep ${marker}`)).toEqual([]);
     expect(existsSync(join(workspace, "after.txt"))).toBe(false);
     expect(home.audit()).toMatchObject([{ tool: "shell.run", ok: false, errorCode: "TOOL_CANCELLED" }]);
+  });
+
+  it("a second Ctrl-C ends a command that ignores SIGTERM at once, without its grace, and still records the call", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const marker = `${40_000 + Math.floor(Math.random() * 9_999)}`;
+    const model = await loopbackModel([
+      { toolCalls: [{ id: "s1", name: "shell_run", input: { command: stubborn(marker) } }] },
+      { text: "unreachable" },
+    ]);
+    const config = home.write(
+      "pablo/deployment.toml",
+      ["[options.shell]", "enabled = true", "kill_grace_ms = 120000", "cleanup_ms = 180000", ""].join("\n"),
+    );
+    const terminal = Terminal.open(
+      ["run", "Wait", "--config", config, "--model", "anthropic:claude-e2e", "--permission", "auto"],
+      { cwd: workspace, env: personEnv(home, model.env) },
+    );
+    await expect.poll(() => processesWith(`sleep ${marker}`).length, { timeout: 15_000 }).toBeGreaterThan(0);
+    terminal.press("C-c");
+    // The first Ctrl-C gives the command its two minutes of grace; it ignores SIGTERM and stays.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(processesWith(`sleep ${marker}`).length).toBeGreaterThan(0);
+    terminal.press("C-c");
+    expect(await terminal.exitCode(20_000)).toBe(130);
+    expect(terminal.screen()).toContain("pablo: stopping now: ending every process it started");
+    expect(processesWith(`sleep ${marker}`)).toEqual([]);
+    expect(home.audit()).toMatchObject([{ tool: "shell.run", ok: false, errorCode: "TOOL_CANCELLED" }]);
+  });
+
+  it("a closed terminal (SIGHUP) cancels like Ctrl-C: the command ends and the call is recorded", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    const marker = `${40_000 + Math.floor(Math.random() * 9_999)}`;
+    const model = await loopbackModel([
+      { toolCalls: [{ id: "s1", name: "shell_run", input: { command: stubborn(marker) } }] },
+      { text: "unreachable" },
+    ]);
+    const terminal = Terminal.open(
+      ["run", "Wait", "--model", "anthropic:claude-e2e", "--permission", "auto"],
+      { cwd: workspace, env: personEnv(home, model.env) },
+    );
+    await expect.poll(() => processesWith(`sleep ${marker}`).length, { timeout: 15_000 }).toBeGreaterThan(0);
+    terminal.close();
+    await expect.poll(() => processesWith(`sleep ${marker}`), { timeout: 15_000 }).toEqual([]);
+    await expect
+      .poll(() => home.audit(), { timeout: 15_000 })
+      .toMatchObject([{ tool: "shell.run", ok: false, errorCode: "TOOL_CANCELLED" }]);
   });
 
   it("shows a card for a plugin tool whose manifest says low risk (seed 001: plugins confirm under ask)", async () => {
