@@ -34,6 +34,10 @@ export const PluginCode = {
   /** A dependency uses a workspace-only specifier (`workspace:`, `catalog:`) npm would publish as is. */
   UNPUBLISHABLE_DEPENDENCY: "UNPUBLISHABLE_DEPENDENCY",
   SCAFFOLD_FAILED: "SCAFFOLD_FAILED",
+  /** `pablo plugin scaffold`: the name is not a valid npm package name. */
+  INVALID_PACKAGE_NAME: "INVALID_PACKAGE_NAME",
+  /** `pablo plugin scaffold`: the target directory already holds files. */
+  DIRECTORY_NOT_EMPTY: "DIRECTORY_NOT_EMPTY",
 } as const;
 
 export type PluginCode = (typeof PluginCode)[keyof typeof PluginCode];

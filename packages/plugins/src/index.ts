@@ -19,7 +19,7 @@ export type { CheckOptions, CheckResult } from "./author/check.js";
 export { checkPlugin } from "./author/check.js";
 export type { PackOptions, PackResult } from "./author/pack.js";
 export { packPlugin } from "./author/pack.js";
-export type { ScaffoldResult } from "./author/scaffold.js";
+export type { ScaffoldErrorCode, ScaffoldResult } from "./author/scaffold.js";
 export { scaffoldPlugin } from "./author/scaffold.js";
 export type { AuthorToolsOptions } from "./author/tools.js";
 export { createPluginAuthorTools } from "./author/tools.js";

@@ -15,7 +15,7 @@ export async function pluginScaffoldCommand(
     io.stdout(
       `created ${options.name} in ${dir}\nnext: cd ${dir} && npm install && npm test && pablo plugin check .\n`,
     );
-  else io.stderr(`pablo: ${"message" in result ? result.message : "scaffold failed"}\n`);
+  else io.stderr(`pablo: ${result.message} [${result.code}]\n`);
   return result.ok ? Exit.OK : Exit.FAILED;
 }
 

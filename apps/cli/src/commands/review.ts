@@ -36,6 +36,6 @@ export async function reviewRollbackCommand(
   const result = await (owner as (typeof stores)[number]).rollback(options.id);
   if (options.json) printJson(io, result);
   else if (result.ok) io.stdout(`rolled back ${options.id}\n`);
-  else io.stderr(`pablo: ${result.error.code}: ${result.error.message}\n`);
+  else io.stderr(`pablo: ${result.error.message} [${result.error.code}]\n`);
   return result.ok ? Exit.OK : Exit.FAILED;
 }

@@ -100,6 +100,24 @@ describe("every command with bad input ends with a coded message and exit 2", ()
     });
   }
 
+  it("a command that fails on its own terms ends with a coded line and exit 1", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project");
+    home.write("project/notes.txt", "x");
+    const env = personEnv(home);
+    for (const [args, code] of [
+      [["review", "rollback", "no-such-snapshot"], "NOT_FOUND"],
+      [["plugin", "scaffold", "Bad Name"], "INVALID_PACKAGE_NAME"],
+      [["plugin", "scaffold", "pablo-plugin-x", "--dir", "."], "DIRECTORY_NOT_EMPTY"],
+      [["plugin", "scaffold", "pablo-plugin-x", "--dir", "notes.txt/sub"], "SCAFFOLD_FAILED"],
+    ] as const) {
+      const result = await runPablo(args, { cwd: workspace, env });
+      expectNoStackTrace(result.stderr);
+      expect(result.stderr, args.join(" ")).toMatch(new RegExp(`^pablo: .+ \\[${code}\\]\n$`));
+      expect(result.code, args.join(" ")).toBe(1);
+    }
+  });
+
   it("a missing configuration file, a bad workspace and a bad binding are coded too", async () => {
     const home = freshHome();
     const workspace = home.dir("project");

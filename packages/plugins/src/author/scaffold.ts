@@ -1,5 +1,6 @@
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { PluginCode } from "../diagnostics.js";
 import { NPM_NAME_PATTERN, pluginIdFromPackageName } from "../naming.js";
 import {
   packageJsonTemplate,
@@ -11,7 +12,13 @@ import {
 
 export type ScaffoldResult =
   | { readonly ok: true; readonly dir: string; readonly pluginId: string; readonly files: readonly string[] }
-  | { readonly ok: false; readonly message: string };
+  | { readonly ok: false; readonly code: ScaffoldErrorCode; readonly message: string };
+
+/** Why a scaffold wrote nothing: a bad package name, a directory in use, or the filesystem refused. */
+export type ScaffoldErrorCode =
+  | typeof PluginCode.INVALID_PACKAGE_NAME
+  | typeof PluginCode.DIRECTORY_NOT_EMPTY
+  | typeof PluginCode.SCAFFOLD_FAILED;
 
 /**
  * Creates a publishable plugin package in `dir` (which must be absent or empty): package.json with
@@ -20,12 +27,28 @@ export type ScaffoldResult =
  */
 export async function scaffoldPlugin(dir: string, name: string): Promise<ScaffoldResult> {
   if (!NPM_NAME_PATTERN.test(name)) {
-    return { ok: false, message: `${JSON.stringify(name)} is not a valid npm package name` };
+    return {
+      ok: false,
+      code: PluginCode.INVALID_PACKAGE_NAME,
+      message: `${JSON.stringify(name)} is not a valid npm package name`,
+    };
   }
-  const existing = await readdir(dir).catch((error: NodeJS.ErrnoException) =>
-    error.code === "ENOENT" ? [] : Promise.reject(error),
-  );
-  if (existing.length > 0) return { ok: false, message: `${dir} is not empty` };
+  let existing: string[];
+  try {
+    existing = await readdir(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT") {
+      return {
+        ok: false,
+        code: PluginCode.SCAFFOLD_FAILED,
+        message: `cannot use ${dir} (${code ?? String(error)})`,
+      };
+    }
+    existing = [];
+  }
+  if (existing.length > 0)
+    return { ok: false, code: PluginCode.DIRECTORY_NOT_EMPTY, message: `${dir} is not empty` };
   const pluginId = pluginIdFromPackageName(name);
   const files: Record<string, string> = {
     "package.json": `${JSON.stringify(packageJsonTemplate(name, pluginId), null, 2)}\n`,

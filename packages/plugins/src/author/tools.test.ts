@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCatalog, createKernel, defineLayer } from "@pablo/kernel";
@@ -79,6 +79,13 @@ describe("PluginScaffold, PluginCheck and PluginPack", () => {
       args: { dir: "lint", name: "pablo-plugin-lint" },
     });
     expect(again.result).toMatchObject({ ok: false, error: { code: "ALREADY_EXISTS" } });
+
+    writeFileSync(join(root, "notes.txt"), "x");
+    const inFile = await session.call({
+      tool: "PluginScaffold",
+      args: { dir: "notes.txt/sub", name: "pablo-plugin-lint" },
+    });
+    expect(inFile.result).toMatchObject({ ok: false, error: { code: "TOOL_FAILED" } });
   });
 
   it("refuses to scaffold or pack in Plan mode; PluginCheck reports an unbuilt package", async () => {

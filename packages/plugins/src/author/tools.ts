@@ -2,6 +2,7 @@ import { defineTool, ErrorCode, fail, ok, type ToolDefinition } from "@pablo/ker
 import Type from "typebox";
 import { onDemand } from "./on-demand.js";
 import { type AuthorRoots, locate } from "./paths.js";
+import type { ScaffoldErrorCode } from "./scaffold.js";
 
 export interface AuthorToolsOptions extends AuthorRoots {
   /** The npm executable PluginPack runs (default `npm` from PATH). */
@@ -53,7 +54,7 @@ export function createPluginAuthorTools(options: AuthorToolsOptions): ToolDefini
       );
       return result.ok
         ? ok({ dir: result.dir, pluginId: result.pluginId, files: [...result.files] }, { committed: true })
-        : fail(ErrorCode.ALREADY_EXISTS, result.message);
+        : fail(SCAFFOLD_TOOL_CODES[result.code], result.message);
     },
   });
 
@@ -130,3 +131,10 @@ export function createPluginAuthorTools(options: AuthorToolsOptions): ToolDefini
   });
   return [scaffold, check, pack] as ToolDefinition[];
 }
+
+/** A scaffold failure as the tool reports it: the model's mistake, a taken directory, or the filesystem. */
+const SCAFFOLD_TOOL_CODES: Record<ScaffoldErrorCode, string> = {
+  INVALID_PACKAGE_NAME: ErrorCode.INVALID_ARGUMENT,
+  DIRECTORY_NOT_EMPTY: ErrorCode.ALREADY_EXISTS,
+  SCAFFOLD_FAILED: ErrorCode.TOOL_FAILED,
+};
