@@ -96,6 +96,25 @@ describe("the JSONL audit store", () => {
     expect(records[2]?.prev).toBe(records[1]?.hash);
   });
 
+  it("skips JSON lines that are no records: null, 5 and [1,2] as unreadable, {} and a record without its time in every read", async () => {
+    const path = tempFile();
+    await recordCalls(path, 2);
+    appendFileSync(path, 'null\n5\n[1,2]\n"text"\n');
+    expect(await verify(path)).toMatchObject({ ok: true, records: 6, unreadable: [2, 3, 4, 5] });
+    await recordCalls(path, 1);
+    const [first] = lines(path);
+    const { at: _at, ...timeless } = JSON.parse(first as string) as StoredAuditRecord;
+    appendFileSync(path, `{}\n${JSON.stringify(timeless)}\n`);
+    const read: StoredAuditRecord[] = [];
+    for await (const record of new JsonlAuditStore(path).records()) read.push(record);
+    expect(read.map((r) => r.callId)).toEqual(["c0", "c1", "c0"]);
+    // `{}` is no torn write: it was put there, and verify says the chain is broken at it.
+    expect(await verify(path)).toMatchObject({
+      ok: false,
+      problem: { code: "AUDIT_RECORD_CHANGED", position: 7 },
+    });
+  });
+
   it("keeps declared accesses redacted, or none when the deployment says so", async () => {
     const secret = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
     for (const accesses of ["redacted", "none"] as const) {

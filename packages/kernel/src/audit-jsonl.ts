@@ -142,7 +142,9 @@ export class JsonlAuditStore implements AuditStore {
   async *records(filter: AuditFilter = {}): AsyncIterable<StoredAuditRecord> {
     this.flush();
     for (const entry of readLogEntries(this.path)) {
-      if ("record" in entry && matchesFilter(entry.record as AuditRecord, filter))
+      // A line that parses but is no call record (`{}`, one without its time) is skipped like a torn
+      // one: every reader of `records()` relies on the fields a record always has.
+      if ("record" in entry && isCallRecord(entry.record) && matchesFilter(entry.record, filter))
         yield entry.record as StoredAuditRecord;
     }
   }
@@ -302,13 +304,32 @@ export function readLogEntries(path: string): LogEntry[] {
   for (const line of readFileSync(path, "utf8").split("\n")) {
     if (line.trim() === "") continue;
     const position = entries.length;
+    let record: unknown;
     try {
-      entries.push({ position, record: JSON.parse(line) as unknown });
+      record = JSON.parse(line) as unknown;
     } catch {
       entries.push({ position, unreadable: line.slice(0, 200) });
+      continue;
     }
+    // `null`, `5`, `[1,2]`: valid JSON that no store ever wrote, unreadable as a torn line is.
+    if (record === null || typeof record !== "object" || Array.isArray(record))
+      entries.push({ position, unreadable: line.slice(0, 200) });
+    else entries.push({ position, record });
   }
   return entries;
+}
+
+/** The fields every call record has, which the readers of `records()` use without checking. */
+export function isCallRecord(value: unknown): value is AuditRecord {
+  if (value === null || typeof value !== "object") return false;
+  const record = value as Record<string, unknown>;
+  return (
+    typeof record["at"] === "string" &&
+    typeof record["tool"] === "string" &&
+    typeof record["callId"] === "string" &&
+    typeof record["sessionId"] === "string" &&
+    typeof record["decision"] === "string"
+  );
 }
 
 function withoutAccesses(record: AuditRecord): AuditRecord {

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import type { AuditRecord } from "./audit.js";
+import { isCallRecord } from "./audit-jsonl.js";
 
 /**
  * The JSONL store under the name hosts already use: it chains each record and writes it at the end
@@ -27,11 +28,16 @@ export function readAuditFile(path: string): { records: AuditRecord[]; invalidLi
   let invalidLines = 0;
   for (const line of lines) {
     if (line.trim() === "") continue;
+    let value: unknown;
     try {
-      records.push(JSON.parse(line) as AuditRecord);
+      value = JSON.parse(line) as unknown;
     } catch {
       invalidLines++;
+      continue;
     }
+    // Valid JSON that is no call record (`null`, `{}`, one without its time) is invalid too.
+    if (isCallRecord(value)) records.push(value);
+    else invalidLines++;
   }
   return { records, invalidLines };
 }

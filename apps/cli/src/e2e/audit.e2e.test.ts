@@ -85,3 +85,29 @@ describe("an audit log that cannot be written", () => {
     expect(result.code).toBe(2);
   });
 });
+
+describe("an audit log with JSON lines that are no records", () => {
+  it("is read by show, view and verify without a crash: null, 5 and [1,2] skipped, {} named by verify", async () => {
+    const home = freshHome();
+    const workspace = home.dir("project", { "notes.md": "# notes\n" });
+    const env = personEnv(home);
+    const run = (args: string[]) => runPablo(args, { cwd: workspace, env });
+    expect((await run(["call", "fs_read", "--args", JSON.stringify({ path: "notes.md" })])).code).toBe(0);
+    const file = join(home.state, "audit.jsonl");
+    writeFileSync(file, `${readFileSync(file, "utf8")}null\n5\n[1,2]\n`);
+    const verified = await run(["audit", "verify"]);
+    expect(verified.stdout).toMatch(/^verified 1 record\(s\) .*; skipped 3 unreadable entries at 1, 2, 3\n$/);
+    expect(verified.code).toBe(0);
+    writeFileSync(file, `${readFileSync(file, "utf8")}{}\n`);
+    const shown = await run(["audit", "show"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("fs.read");
+    expect(shown.stdout).toContain("(4 unreadable lines skipped)");
+    const page = join(home.home, "timeline.html");
+    expect(await run(["audit", "view", "--out", page])).toMatchObject({ code: 0, stderr: "" });
+    const broken = await run(["audit", "verify"]);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout + broken.stderr).toContain("AUDIT_RECORD_CHANGED");
+    for (const result of [shown, broken]) expectNoStackTrace(result.stderr);
+  });
+});
