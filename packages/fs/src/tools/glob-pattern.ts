@@ -1,5 +1,6 @@
 import { ErrorCode, fail, type ToolFailure } from "@pablo/kernel";
-import picomatch from "picomatch";
+import { GlobSyntaxError } from "./glob-compile.js";
+import { compileGlob, type GlobMatcher } from "./glob-match.js";
 
 /** More brace alternatives than this is refused: checking them all would be unbounded work. */
 export const MAX_BRACE_ALTERNATIVES = 1024;
@@ -9,7 +10,7 @@ export const MAX_BRACE_ALTERNATIVES = 1024;
  * is spelled: `../x`, `{src,../x}/*`, `@(a|..)/x`, `[.][.]/x`, `.[.]/x`, `\.\./x`. The walk never
  * yields such a segment, so these patterns would silently match nothing; the model is told why
  * instead. Wildcard segments that could also match `..` (`.*`) are ordinary patterns for dot names
- * and are allowed. A leading `!` (picomatch's negation) is looked through.
+ * and are allowed. A leading `!` (the whole pattern's negation) is looked through.
  */
 export function refuseGlobPattern(pattern: string): ToolFailure | undefined {
   const body = pattern.replace(/^!+/, "");
@@ -48,6 +49,22 @@ function parentRefusal(pattern: string, segment: string): ToolFailure {
   );
 }
 
+/**
+ * The one way the fs tools turn a glob into a matcher (fs.glob's pattern, fs.search's include):
+ * linear-time RE2 matching, or INVALID_ARGUMENT with a stable `reason` for what is unsupported.
+ */
+export function compileGlobPattern(
+  pattern: string,
+  options: { readonly dot: boolean },
+): GlobMatcher | ToolFailure {
+  try {
+    return compileGlob(pattern, options);
+  } catch (error) {
+    if (error instanceof GlobSyntaxError) return refusal(pattern, error.reason, error.message);
+    return refusal(pattern, "invalid-syntax", `the pattern does not compile: ${String(error)}`);
+  }
+}
+
 function refusal(pattern: string, reason: string, message: string, segment?: string): ToolFailure {
   return fail(ErrorCode.INVALID_ARGUMENT, `invalid pattern: ${message}`, {
     pattern,
@@ -56,21 +73,22 @@ function refusal(pattern: string, reason: string, message: string, segment?: str
   });
 }
 
-/** A segment without wildcards that picomatch itself would match against the name `..`. */
+/** A segment without wildcards that the matcher itself would match against the name `..`. */
 function isParentSegment(segment: string): boolean {
   if (hasWildcard(segment)) return false;
-  try {
-    return picomatch(segment, { dot: true })("..");
-  } catch {
-    return false;
-  }
+  const matcher = compileGlobPattern(segment, { dot: true });
+  return typeof matcher === "function" && matcher("..");
 }
 
-/** An unescaped `*`, `?` or negated extglob `!(` outside a bracket expression. */
+/**
+ * An unescaped `*`, `?`, negated extglob `!(` or negated bracket `[!...]`: each matches other
+ * names than `..` too, so a segment holding one is an ordinary pattern.
+ */
 function hasWildcard(segment: string): boolean {
   for (let i = 0; i < segment.length; i++) {
     const c = segment[i];
     if (c === "\\") i++;
+    else if (c === "[" && (segment[i + 1] === "!" || segment[i + 1] === "^")) return true;
     else if (c === "[") i = skipBracket(segment, i) - 1;
     else if (c === "*" || c === "?" || (c === "!" && segment[i + 1] === "(")) return true;
   }

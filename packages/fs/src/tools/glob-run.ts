@@ -1,5 +1,4 @@
 import { ok, type ToolContext, type ToolResult } from "@pablo/kernel";
-import picomatch from "picomatch";
 import type { Static } from "typebox";
 import type { FsEnv } from "../env.js";
 import { displayPath } from "../roots.js";
@@ -7,7 +6,7 @@ import { walkTree } from "../walk/tree.js";
 import { Yielder } from "../yielder.js";
 import { thrownFailure } from "./common.js";
 import { DEFAULT_GLOB_RESULTS, type GlobArgs } from "./glob.js";
-import { refuseGlobPattern } from "./glob-pattern.js";
+import { compileGlobPattern, refuseGlobPattern } from "./glob-pattern.js";
 import { openPath, shownPath } from "./plan.js";
 
 /** fs.glob's call (see glob.ts); loaded on the tool's first call. */
@@ -15,12 +14,13 @@ export async function glob(env: FsEnv, args: Static<typeof GlobArgs>, ctx: ToolC
   // Again for a direct call that skipped accesses().
   const refused = refuseGlobPattern(args.pattern);
   if (refused) return refused;
+  const matcher = compileGlobPattern(args.pattern, { dot: args.dot ?? false });
+  if (typeof matcher !== "function") return matcher;
   const resolved = await openPath(env, ctx, args.path ?? ".", "directory");
   if ("ok" in resolved) return resolved;
   const shown = shownPath(resolved);
   try {
     if (resolved.leaf.type !== "directory") throw new Error("resolve returned a non-directory leaf");
-    const matcher = picomatch(args.pattern, { dot: args.dot ?? false });
     const max = args.max_results ?? DEFAULT_GLOB_RESULTS;
     const files: string[] = [];
     const quotaDepth = env.options.quotas.search_depth;

@@ -55,8 +55,11 @@ export function globTool(env: FsEnv) {
     // Seed 001 2.1: Glob and Grep load on demand in Agent mode; Plan and Goal keep them active.
     deferred: "agent-mode",
     async accesses(args, ctx) {
-      const refused = (await onDemand.globPattern()).refuseGlobPattern(args.pattern);
+      const patterns = await onDemand.globPattern();
+      const refused = patterns.refuseGlobPattern(args.pattern);
       if (refused) return refused;
+      const matcher = patterns.compileGlobPattern(args.pattern, { dot: args.dot ?? false });
+      if (typeof matcher !== "function") return matcher;
       const planned = await planPath(env, args.path ?? ".", "directory");
       return "ok" in planned ? planned : declare(env, ctx, planned, ["fs.read"]);
     },

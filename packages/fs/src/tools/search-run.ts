@@ -1,5 +1,4 @@
 import { ErrorCode, fail, ok, type ToolResult } from "@pablo/kernel";
-import picomatch from "picomatch";
 import type { FsEnv } from "../env.js";
 import type { Resolution } from "../resolve.js";
 import { displayPath } from "../roots.js";
@@ -9,6 +8,7 @@ import { searchListedFile, searchOpenFile } from "../walk/search-serial.js";
 import { SearchTally } from "../walk/tally.js";
 import { type Bound, walkTree } from "../walk/tree.js";
 import type { Yielder } from "../yielder.js";
+import { compileGlobPattern } from "./glob-pattern.js";
 import { shownPath } from "./plan.js";
 import { DEFAULT_SEARCH_MATCHES } from "./search.js";
 
@@ -28,7 +28,8 @@ export async function search(
 ): Promise<ToolResult> {
   const { quotas } = env.options;
   const maxMatches = args.max_matches ?? DEFAULT_SEARCH_MATCHES;
-  const include = args.include ? picomatch(args.include, { dot: true }) : undefined;
+  const include = args.include ? compileGlobPattern(args.include, { dot: true }) : undefined;
+  if (include !== undefined && typeof include !== "function") return include;
   const tally = new SearchTally(maxMatches, quotas.scan_bytes);
   const common = {
     io: env.io,
