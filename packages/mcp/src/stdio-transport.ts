@@ -4,7 +4,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { type Containment, localContainment } from "@pablo/shell";
 import { endProcessGroup } from "./process-group.js";
-import { MessageTooLarge } from "./transport-errors.js";
+import { MessageTooLarge, NotJsonRpcOutput } from "./transport-errors.js";
 
 export interface StdioLaunch {
   /** Absolute launcher; spawned without a shell, so no PATH search happens. */
@@ -31,6 +31,12 @@ export interface ExitInfo {
 
 const STDERR_TAIL_BYTES = 4096;
 const EXIT_DRAIN_MS = 100;
+/**
+ * Stray lines a server may write to stdout (a banner, a debug print) before the connection is
+ * closed as broken. Each one costs a parse and an error event; without a bound, a server that
+ * floods junk (`/bin/yes`) kept the process parsing a million lines per event-loop turn.
+ */
+export const INVALID_LINE_ALLOWANCE = 16;
 
 /**
  * The MCP stdio transport, owning its process: the SDK's `StdioClientTransport` inherits part of
@@ -38,8 +44,10 @@ const EXIT_DRAIN_MS = 100;
  * the process itself and uses the SDK's message framing. The child gets exactly `env`, leads its
  * own process group, starts in its own PID namespace where the host allows one (so nothing it
  * starts outlives it), and `close()` ends and reaps all of it. A message longer than
- * `maxMessageBytes` is a transport error that closes the connection; stderr is drained and only
- * its last 4 KiB are kept.
+ * `maxMessageBytes`, or more than {@link INVALID_LINE_ALLOWANCE} lines that are not JSON-RPC
+ * messages, is a transport error that closes the connection and stops reading stdout; stdout is
+ * paused after each chunk until the next event-loop turn, so a flood cannot starve timers (the
+ * startup timeout) or signal handlers. stderr is drained and only its last 4 KiB are kept.
  */
 export class ProcessStdioTransport implements Transport {
   onclose?: () => void;
@@ -55,6 +63,7 @@ export class ProcessStdioTransport implements Transport {
   #closing: Promise<boolean> | undefined;
   #notifiedClose = false;
   #discarding = false;
+  #invalidLines = 0;
   #containment: string | undefined;
 
   constructor(launch: StdioLaunch) {
@@ -110,7 +119,17 @@ export class ProcessStdioTransport implements Transport {
       });
       child.once("close", () => this.#closed());
       child.stdin?.on("error", (error) => this.onerror?.(error));
-      child.stdout?.on("data", (chunk: Buffer) => this.#onStdout(chunk));
+      const stdout = child.stdout;
+      stdout?.on("data", (chunk: Buffer) => {
+        this.#onStdout(chunk);
+        // libuv reads up to 32 chunks per poll and Node emits each at once: without this pause a
+        // fast writer keeps one turn of the event loop busy for as long as it writes.
+        if (this.#discarding || stdout.isPaused()) return;
+        stdout.pause();
+        setImmediate(() => {
+          if (!this.#discarding) stdout.resume();
+        });
+      });
       child.stderr?.on("data", (chunk: Buffer) => this.#onStderr(chunk));
     });
   }
@@ -174,18 +193,32 @@ export class ProcessStdioTransport implements Transport {
     try {
       message = deserializeMessage(text);
     } catch (error) {
+      this.#invalidLines++;
+      if (this.#invalidLines > INVALID_LINE_ALLOWANCE) {
+        this.#stopReading(new NotJsonRpcOutput(INVALID_LINE_ALLOWANCE));
+        return;
+      }
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
       return;
     }
     this.onmessage?.(message);
   }
 
-  /** The rest of the output is discarded: the connection is over. */
   #tooLarge(): void {
+    this.#stopReading(new MessageTooLarge(this.#launch.maxMessageBytes));
+  }
+
+  /**
+   * The connection is over: stdout is no longer read (a flooding writer then meets a closed pipe
+   * instead of costing CPU here), nothing buffered is kept, and the process group is ended.
+   */
+  #stopReading(error: Error): void {
+    if (this.#discarding) return;
     this.#discarding = true;
     this.#pending = [];
     this.#pendingBytes = 0;
-    this.onerror?.(new MessageTooLarge(this.#launch.maxMessageBytes));
+    this.#child?.stdout?.destroy();
+    this.onerror?.(error);
     void this.close();
   }
 

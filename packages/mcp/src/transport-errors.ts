@@ -8,6 +8,16 @@ export class MessageTooLarge extends Error {
   }
 }
 
+/** The server kept writing stdout lines that are not JSON-RPC messages; the connection is closed. */
+export class NotJsonRpcOutput extends Error {
+  constructor(readonly allowance: number) {
+    super(
+      `the server wrote more than ${allowance} stdout lines that are not JSON-RPC messages; the connection was closed`,
+    );
+    this.name = "NotJsonRpcOutput";
+  }
+}
+
 /** A redirect answer, which Pablo never follows. */
 export class RedirectRefused extends Error {
   constructor(readonly status: number) {

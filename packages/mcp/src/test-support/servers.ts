@@ -105,3 +105,14 @@ export function testCredentials(
 }
 
 export const noCredentials: CredentialResolver = testCredentials({});
+
+export const FLOODING = fileURLToPath(new URL("./fixtures/flooding-server.mjs", import.meta.url));
+
+/** A stdio server entry for the flooding fixture in `mode`, writing its host PID to `pidFile`. */
+export function floodingStdio(
+  mode: string,
+  pidFile: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { transport: "stdio", command: process.execPath, args: [FLOODING, mode, pidFile], ...extra };
+}
