@@ -44,9 +44,9 @@ function refuseUnwritableLog(path: string): void {
   if (found === "file" || found === "missing") {
     const parent = nearestExisting(dirname(path));
     if (parent === undefined || parent.kind === "directory") return;
-    throw unwritable(path, `${parent.path} is ${describe(parent.kind)}, not a directory`);
+    throw unwritable(path, `${parent.path} is ${DESCRIBED[parent.kind]}, not a directory`);
   }
-  throw unwritable(path, `it is ${describe(found)}, not a regular file`);
+  throw unwritable(path, `it is ${DESCRIBED[found]}, not a regular file`);
 }
 
 type PathKind = "file" | "directory" | "device" | "other" | "missing";
@@ -72,18 +72,13 @@ function nearestExisting(path: string): { path: string; kind: PathKind } | undef
   }
 }
 
-function describe(kind: PathKind): string {
-  switch (kind) {
-    case "directory":
-      return "a directory";
-    case "device":
-      return "a device";
-    case "file":
-      return "a file";
-    default:
-      return "something that cannot be read as a file or directory";
-  }
-}
+const DESCRIBED: Readonly<Record<PathKind, string>> = {
+  directory: "a directory",
+  device: "a device",
+  file: "a file",
+  other: "something that cannot be read as a file or directory",
+  missing: "missing",
+};
 
 function unwritable(path: string, why: string): PabloError {
   return new PabloError(
